@@ -1,0 +1,310 @@
+"""The model of one file that every rule reads.
+
+`FileModel.build(module)` walks the libcst tree once to find scopes, imports,
+functions and classes, and to index nodes by type. It then works out which
+functions are traced, by which transform and with which static arguments
+(`jaxlint.engine.tracing`), and runs the value analysis
+(`jaxlint.engine.evaluate`) that marks each expression traced, static or unknown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import ClassInfo, FunctionInfo, build_function_info
+from jaxlint.engine.scopes import Binding, Scope, dotted_name, target_names
+from jaxlint.engine.values import UNKNOWN, Value
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_LOOPS = (cst.For, cst.While)
+
+
+class FileModel:
+    def __init__(self, module: cst.Module, path: str = "<string>",
+                 extra_transforms: Optional[dict] = None):
+        self.module = module
+        self.path = path
+        self.extra_transforms = extra_transforms or {}
+        self.module_scope = Scope("module", None)
+        self.functions: list[FunctionInfo] = []
+        self.classes: list[ClassInfo] = []
+        self._function_of_node: dict[cst.CSTNode, FunctionInfo] = {}
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._scope_of: dict[cst.CSTNode, Scope] = {}
+        self._index: dict[type, list[cst.CSTNode]] = defaultdict(list)
+        self._enclosing: dict[cst.CSTNode, Optional[FunctionInfo]] = {}
+        self.order: dict[cst.CSTNode, int] = {}
+        self.values: dict[cst.CSTNode, Value] = {}
+        self.module_env: dict[str, Value] = {}
+        # Module-level names rebound after their first binding, or written via `global`.
+        self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
+        self._counter = 0
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def build(cls, module: cst.Module, path: str = "<string>",
+              extra_transforms: Optional[dict] = None) -> "FileModel":
+        from jaxlint.engine import evaluate, tracing
+
+        model = cls(module, path, extra_transforms)
+        model._walk_module()
+        tracing.find_traced_functions(model)
+        evaluate.analyse(model)
+        return model
+
+    def _walk_module(self) -> None:
+        stack: list[tuple[cst.CSTNode, Scope, Optional[FunctionInfo], Optional[ClassInfo]]] = []
+        for stmt in reversed(self.module.body):
+            self.parents[stmt] = self.module
+            stack.append((stmt, self.module_scope, None, None))
+        index = self._index
+        parents = self.parents
+        scope_of = self._scope_of
+        enclosing = self._enclosing
+        order = self.order
+        while stack:
+            node, scope, func, klass = stack.pop()
+            self._counter += 1
+            order[node] = self._counter
+            t = type(node)
+            index[t].append(node)
+            enclosing[node] = func
+            if t is cst.Name:
+                scope_of[node] = scope
+                continue
+            if t is cst.Attribute or t is cst.Call or t is cst.Subscript:
+                scope_of[node] = scope
+            children_scope, children_func, children_klass = scope, func, klass
+            if t is cst.FunctionDef or t is cst.Lambda:
+                info = self._define_function(node, scope, func, klass)
+                new_scope = info.scope
+                # Decorators, defaults and annotations belong to the outer scope.
+                for child in reversed(node.children):
+                    parents[child] = node
+                    if child is node.body:
+                        stack.append((child, new_scope, info, None))
+                    elif t is cst.FunctionDef and child is node.params:
+                        stack.append((child, new_scope, info, None))
+                    else:
+                        stack.append((child, scope, func, klass))
+                continue
+            if t is cst.ClassDef:
+                cinfo = ClassInfo(node.name.value, node)
+                self.classes.append(cinfo)
+                scope.bind(node.name.value, Binding("class", node, self._counter, klass=cinfo))
+                class_scope = Scope("class", scope)
+                for child in reversed(node.children):
+                    parents[child] = node
+                    if child is node.body:
+                        stack.append((child, class_scope, func, cinfo))
+                    else:
+                        stack.append((child, scope, func, klass))
+                continue
+            if t is cst.Import or t is cst.ImportFrom:
+                self._bind_import(node, scope)
+            elif t is cst.Assign:
+                for target in node.targets:
+                    self._bind_targets(target.target, scope, node)
+            elif t is cst.AnnAssign or t is cst.AugAssign:
+                if node.value is not None or t is cst.AugAssign:
+                    self._bind_targets(node.target, scope, node)
+            elif t is cst.For:
+                self._bind_targets(node.target, scope, node)
+            elif t is cst.WithItem:
+                if node.asname is not None:
+                    self._bind_targets(node.asname.name, scope, node)
+            elif t is cst.NamedExpr:
+                self._bind_targets(node.target, scope, node)
+            elif t is cst.ExceptHandler:
+                if node.name is not None:
+                    self._bind_targets(node.name.name, scope, node)
+            elif t is cst.Global:
+                for item in node.names:
+                    scope.globals.add(item.name.value)
+            elif t is cst.Nonlocal:
+                for item in node.names:
+                    scope.nonlocals.add(item.name.value)
+            elif t is cst.CompFor:
+                # Comprehension variables: bound in the enclosing scope, an
+                # approximation that never makes a JAX import look shadowed.
+                pass
+            for child in reversed(node.children):
+                parents[child] = node
+                stack.append((child, children_scope, children_func, children_klass))
+
+    def _define_function(self, node, scope: Scope, func, klass) -> FunctionInfo:
+        if isinstance(node, cst.FunctionDef):
+            name = node.name.value
+        else:
+            name = "<lambda>"
+        prefix = ""
+        if func is not None:
+            prefix = func.qualname + ".<locals>."
+        elif klass is not None:
+            prefix = klass.name + "."
+        new_scope = Scope("function", scope)
+        info = build_function_info(node, name, prefix + name, new_scope, func,
+                                   klass if func is None or klass is not None else None,
+                                   self._counter)
+        self.functions.append(info)
+        self._function_of_node[node] = info
+        if func is not None:
+            func.children.append(info)
+        for p in info.all_params:
+            new_scope.bind(p, Binding("param", node, self._counter))
+        if isinstance(node, cst.FunctionDef):
+            scope.bind(name, Binding("def", node, self._counter, function=info))
+            if klass is not None and func is None:
+                klass.methods[name] = info
+        return info
+
+    def _bind_import(self, node, scope: Scope) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted_name(alias.name)
+                if alias.asname is not None:
+                    local = alias.asname.name.value
+                    qual = full
+                else:
+                    local = full.split(".")[0]
+                    qual = local
+                scope.bind(local, Binding("import", node, self._counter, qualname=qual))
+            return
+        if node.relative or node.module is None:
+            base = None
+        else:
+            base = dotted_name(node.module)
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else dotted_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            qual = f"{base}.{name}" if base else None
+            scope.bind(local, Binding("import", node, self._counter, qualname=qual))
+
+    def _bind_targets(self, target, scope: Scope, node) -> None:
+        for name_node in target_names(target):
+            name = name_node.value
+            if scope.kind == "module" or name in scope.globals:
+                if self.module_scope.bindings.get(name):
+                    self.global_writes[name].append(node)
+                elif name in scope.globals:
+                    self.global_writes[name].append(node)
+            scope.bind(name, Binding("assign", node, self._counter))
+
+    # ------------------------------------------------------------------ queries
+    def nodes(self, *types: type) -> Iterator[cst.CSTNode]:
+        """Every node of the given libcst types, in document order."""
+        if len(types) == 1:
+            yield from self._index.get(types[0], ())
+            return
+        found = [n for t in types for n in self._index.get(t, ())]
+        found.sort(key=self.order.__getitem__)
+        yield from found
+
+    def function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
+        """The innermost function whose body contains `node`."""
+        return self._enclosing.get(node)
+
+    def function_info(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
+        """The FunctionInfo of a FunctionDef / Lambda node."""
+        return self._function_of_node.get(node)
+
+    def traced_function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
+        """The function containing `node`, if it is traced."""
+        f = self._enclosing.get(node)
+        return f if f is not None and f.traced else None
+
+    def abstract_function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
+        """The function containing `node`, if its values are abstract tracers."""
+        f = self._enclosing.get(node)
+        return f if f is not None and f.abstract else None
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        scope = self._scope_of.get(node)
+        if scope is not None:
+            return scope
+        f = self._enclosing.get(node)
+        return f.scope if f is not None else self.module_scope
+
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        """The dotted name an expression refers to through imports: `jnp.sum` -> `jax.numpy.sum`.
+
+        Builtins resolve to `builtins.NAME` when not shadowed.
+        """
+        attrs = []
+        cur = node
+        while isinstance(cur, cst.Attribute):
+            attrs.append(cur.attr.value)
+            cur = cur.value
+        if not isinstance(cur, cst.Name):
+            return None
+        scope = self.scope_of(cur)
+        base = scope.resolve_import(cur.value)
+        if base is None:
+            return None
+        if attrs:
+            if base.startswith("builtins."):
+                return None
+            return base + "." + ".".join(reversed(attrs))
+        return base
+
+    def resolve_function(self, node: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function defined in this file that a Name refers to, if any."""
+        if isinstance(node, cst.Lambda):
+            return self._function_of_node.get(node)
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.scope_of(node).lookup(node.value)
+        if not bindings or any(b.kind not in ("def",) for b in bindings):
+            return None
+        ref_order = self.order.get(node, 0)
+        best = None
+        for b in bindings:
+            if b.order < ref_order or best is None:
+                best = b
+        return best.function if best is not None else None
+
+    def resolve_class(self, node: cst.BaseExpression) -> Optional[ClassInfo]:
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.scope_of(node).lookup(node.value)
+        if not bindings or any(b.kind != "class" for b in bindings):
+            return None
+        return bindings[-1].klass
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        """What the value analysis found for this expression."""
+        return self.values.get(node, UNKNOWN)
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        cur = self.parents.get(node)
+        while cur is not None:
+            yield cur
+            cur = self.parents.get(cur)
+
+    def in_loop(self, node: cst.CSTNode, stop_at_function: bool = True) -> Optional[cst.CSTNode]:
+        """The innermost For / While (or comprehension) around `node` in the same function."""
+        for anc in self.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)) and stop_at_function:
+                return None
+            if isinstance(anc, _LOOPS) or isinstance(anc, _COMPREHENSIONS):
+                return anc
+        return None
+
+    def mentions(self, prefix: str) -> bool:
+        """Whether any import in the file refers to `prefix` (e.g. "jax")."""
+        for bindings in self.module_scope.bindings.values():
+            for b in bindings:
+                if b.kind == "import" and b.qualname and (
+                        b.qualname == prefix or b.qualname.startswith(prefix + ".")):
+                    return True
+        return any(
+            b.kind == "import" and b.qualname and b.qualname.split(".")[0] == prefix
+            for f in self.functions for bs in f.scope.bindings.values() for b in bs)

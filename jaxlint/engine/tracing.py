@@ -1,0 +1,253 @@
+"""Which functions are traced, by which transform, and with which static arguments.
+
+Three sources, all resolved through imports:
+- decorators: `@jax.jit`, `@jax.jit(static_argnames=...)`, `@partial(jax.jit, ...)`;
+- wrapping calls: `jax.jit(f, static_argnums=1)`, `jax.jit(jax.grad(f))`, `jax.vmap(f)`;
+- bodies handed to lax control flow: `lax.scan(body, ...)`, `lax.cond(p, t, f, x)`.
+Helpers called from traced functions are added later, by the value analysis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import FunctionInfo, TraceContext
+from jaxlint.jax_api import BODY_CALLS, TRANSFORM_KINDS, TRANSFORMS, Transform
+
+PARTIAL = frozenset({"functools.partial"})
+
+
+@dataclass
+class TransformUse:
+    """One transform applied to a function, with its options."""
+
+    transform: Transform
+    kwargs: dict[str, cst.BaseExpression]
+    node: cst.CSTNode
+
+
+def transform_for(model, qualname: Optional[str]) -> Optional[Transform]:
+    if qualname is None:
+        return None
+    found = TRANSFORMS.get(qualname)
+    if found is not None:
+        return found
+    kind = model.extra_transforms.get(qualname)
+    if kind is not None:
+        return TRANSFORM_KINDS.get(kind, TRANSFORM_KINDS["jit"])
+    return None
+
+
+def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
+    return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+
+
+def _positional(call: cst.Call) -> list[cst.BaseExpression]:
+    return [a.value for a in call.args if a.keyword is None and not a.star]
+
+
+def decorator_transform(model, expr: cst.BaseExpression) -> Optional[TransformUse]:
+    """`@jax.jit`, `@jax.jit(static_argnames=...)`, `@partial(jax.jit, ...)`."""
+    t = transform_for(model, model.qualname(expr))
+    if t is not None:
+        return TransformUse(t, {}, expr)
+    if isinstance(expr, cst.Call):
+        fq = model.qualname(expr.func)
+        t = transform_for(model, fq)
+        if t is not None and not _positional(expr):
+            return TransformUse(t, _kwargs(expr), expr)
+        if fq in PARTIAL:
+            pos = _positional(expr)
+            if pos:
+                t = transform_for(model, model.qualname(pos[0]))
+                if t is not None:
+                    return TransformUse(t, _kwargs(expr), expr)
+    return None
+
+
+def _literal_ints(expr: cst.BaseExpression) -> Optional[list[int]]:
+    if isinstance(expr, cst.Integer):
+        return [int(expr.value, 0)]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) \
+            and isinstance(expr.expression, cst.Integer):
+        return [-int(expr.expression.value, 0)]
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        out = []
+        for el in expr.elements:
+            got = _literal_ints(el.value)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+    return None
+
+
+def _literal_strs(expr: cst.BaseExpression) -> Optional[list[str]]:
+    if isinstance(expr, cst.SimpleString):
+        return [expr.evaluated_value]
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        out = []
+        for el in expr.elements:
+            got = _literal_strs(el.value)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+    return None
+
+
+def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> frozenset[str]:
+    """Parameter names made static by `static_argnums` / `static_argnames` options.
+
+    `offset` skips parameters already bound (by `partial(f, a)`).
+    """
+    names: set[str] = set()
+    positional = info.positional[offset:]
+    for kw in use.transform.static_argnums_kw:
+        if kw in use.kwargs:
+            for i in _literal_ints(use.kwargs[kw]) or ():
+                if -len(positional) <= i < len(positional):
+                    names.add(positional[i])
+    for kw in use.transform.static_argnames_kw:
+        if kw in use.kwargs:
+            names.update(_literal_strs(use.kwargs[kw]) or ())
+    return frozenset(names)
+
+
+def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
+    """vmap's `in_axes=(0, None)`: the None positions are passed through untraced."""
+    if use.transform.name != "vmap" or "in_axes" not in use.kwargs:
+        return frozenset()
+    axes = use.kwargs["in_axes"]
+    if not isinstance(axes, (cst.Tuple, cst.List)):
+        return frozenset()
+    positional = info.positional[offset:]
+    out = set()
+    for i, el in enumerate(axes.elements):
+        if isinstance(el.value, cst.Name) and el.value.value == "None" and i < len(positional):
+            out.add(positional[i])
+    return frozenset(out)
+
+
+def _context(uses: list[TransformUse], info: FunctionInfo, via: str, origin,
+             within: Optional[FunctionInfo] = None, offset: int = 0,
+             bound: frozenset[str] = frozenset()) -> TraceContext:
+    static = set(bound)
+    unbatched: set[str] = set()
+    for use in uses:
+        static |= static_params(use, info, offset)
+        unbatched |= _unbatched_params(use, info, offset)
+    traced = None
+    if unbatched:
+        traced = frozenset(p for p in info.all_params if p not in static and p not in unbatched)
+    return TraceContext(
+        transforms=tuple(u.transform.name for u in uses),
+        abstract=any(u.transform.abstract for u in uses),
+        cached=any(u.transform.cached for u in uses),
+        via=via, static=frozenset(static), traced_params=traced, origin=origin, within=within)
+
+
+def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
+    """Follow `jax.jit(jax.grad(f))` and `partial(f, a)` down to a function in this file.
+
+    Returns (function, transform uses from the outside in, number of bound positional
+    arguments, names bound by keyword) or None.
+    """
+    offset = 0
+    bound: set[str] = set()
+    for _ in range(8):
+        if isinstance(expr, cst.Call):
+            fq = model.qualname(expr.func)
+            t = transform_for(model, fq)
+            pos = _positional(expr)
+            if t is not None and pos:
+                uses = uses + [TransformUse(t, _kwargs(expr), expr)]
+                expr = pos[0]
+                continue
+            if fq in PARTIAL and pos:
+                offset += len(pos) - 1
+                bound |= set(_kwargs(expr))
+                expr = pos[0]
+                continue
+            return None
+        info = model.resolve_function(expr)
+        if info is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            info = _method_of_self(model, expr)
+        if info is None:
+            return None
+        bound_names = set(info.positional[:offset]) | bound
+        return info, uses, offset, frozenset(bound_names)
+    return None
+
+
+def _method_of_self(model, expr: cst.Attribute) -> Optional[FunctionInfo]:
+    """`self.method` inside a method of the same class."""
+    func = model.function_of(expr)
+    while func is not None and func.klass is None:
+        func = func.enclosing
+    if func is None or not func.positional or expr.value.value != func.positional[0]:
+        return None
+    return func.klass.methods.get(expr.attr.value)
+
+
+def find_traced_functions(model) -> None:
+    # Decorators.
+    for info in model.functions:
+        if info.is_lambda or not info.node.decorators:
+            continue
+        uses = []
+        for dec in info.node.decorators:  # outermost first
+            use = decorator_transform(model, dec.decorator)
+            if use is not None:
+                uses.append(use)
+        if uses:
+            ctx = _context(uses, info, "decorator", uses[0].node)
+            info.contexts[id(uses[0].node)] = ctx
+
+    # Wrapping calls and lax bodies.
+    for call in model.nodes(cst.Call):
+        fq = model.qualname(call.func)
+        if fq is None:
+            continue
+        within = model.function_of(call)
+        t = transform_for(model, fq)
+        if t is not None:
+            pos = _positional(call)
+            target = pos[0] if pos else next(
+                (a.value for a in call.args if a.keyword and a.keyword.value in ("fun", "f")), None)
+            if target is None:
+                continue
+            parent = model.parent(call)
+            # `jax.jit(jax.grad(f))`: only the outermost wrapper starts the walk.
+            if isinstance(parent, cst.Arg) and isinstance(model.parent(parent), cst.Call) \
+                    and transform_for(model, model.qualname(model.parent(parent).func)):
+                continue
+            found = resolve_callable(model, target, [TransformUse(t, _kwargs(call), call)])
+            if found is None:
+                continue
+            info, uses, offset, bound = found
+            info.contexts[id(call)] = _context(uses, info, "wrapper", call, within, offset, bound)
+            continue
+        body = BODY_CALLS.get(fq)
+        if body is None:
+            continue
+        pos = _positional(call)
+        kwargs = _kwargs(call)
+        targets = [pos[i] for i in body.fn_positions if i < len(pos)]
+        targets += [kwargs[k] for k in body.fn_keywords if k in kwargs]
+        if body.branch_list_position is not None and len(pos) > body.branch_list_position:
+            branches = pos[body.branch_list_position]
+            if isinstance(branches, (cst.List, cst.Tuple)):
+                targets += [el.value for el in branches.elements]
+        name = "lax." + fq.rsplit(".", 1)[-1]
+        for target in targets:
+            found = resolve_callable(model, target, [])
+            if found is None:
+                continue
+            info, uses, offset, bound = found
+            lax_use = TransformUse(Transform(name, abstract=True, cached=True), {}, call)
+            info.contexts[id(call) ^ id(target)] = _context(
+                [lax_use] + uses, info, "body", call, within, offset, bound)

@@ -1,0 +1,187 @@
+"""Facts about JAX's API, written once.
+
+Every rule and the engine read these tables instead of matching strings on
+their own. Each fact here was checked under jax 0.10.2 on the CPU (see the
+tests in tests/test_jax_facts.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A function transformation, and what it does to its function's arguments."""
+
+    name: str
+    # Python control flow on the traced arguments fails (values are abstract).
+    # grad / jacfwd / jacrev / custom_jvp alone keep values concrete, so `if x > 0`
+    # works under them.
+    abstract: bool
+    # The traced function is cached on its identity: side effects run once per
+    # trace, and globals are read once (jit, pmap).
+    cached: bool
+    # Keyword arguments that name static parameters.
+    static_argnums_kw: tuple[str, ...] = ()
+    static_argnames_kw: tuple[str, ...] = ()
+
+
+_JIT = Transform("jit", abstract=True, cached=True,
+                 static_argnums_kw=("static_argnums",), static_argnames_kw=("static_argnames",))
+_PMAP = Transform("pmap", abstract=True, cached=True,
+                  static_argnums_kw=("static_broadcasted_argnums",),
+                  static_argnames_kw=("static_broadcasted_argnames",))
+_VMAP = Transform("vmap", abstract=True, cached=False)
+_CHECKPOINT = Transform("checkpoint", abstract=True, cached=False,
+                        static_argnums_kw=("static_argnums",))
+_GRAD = Transform("grad", abstract=False, cached=False)
+_CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
+                    static_argnums_kw=("nondiff_argnums",))
+_EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)
+_SHARD_MAP = Transform("shard_map", abstract=True, cached=False)
+
+#: Transforms used as decorators or wrappers: `@jax.jit`, `jax.vmap(f)`.
+TRANSFORMS: dict[str, Transform] = {
+    "jax.jit": _JIT,
+    "jax.pjit": _JIT,
+    "jax.experimental.pjit.pjit": _JIT,
+    "jax.pmap": _PMAP,
+    "jax.vmap": _VMAP,
+    "jax.checkpoint": _CHECKPOINT,
+    "jax.remat": _CHECKPOINT,
+    "jax.ad_checkpoint.checkpoint": _CHECKPOINT,
+    "jax.grad": _GRAD,
+    "jax.value_and_grad": _GRAD,
+    "jax.jacfwd": _GRAD,
+    "jax.jacrev": _GRAD,
+    "jax.hessian": _GRAD,
+    "jax.custom_jvp": _CUSTOM,
+    "jax.custom_vjp": _CUSTOM,
+    "jax.eval_shape": _EVAL_SHAPE,
+    "jax.make_jaxpr": _EVAL_SHAPE,
+    "jax.shard_map": _SHARD_MAP,
+    "jax.experimental.shard_map.shard_map": _SHARD_MAP,
+}
+
+#: Kinds a user can give an extra transform in `[tool.jaxlint] extend-transforms`.
+TRANSFORM_KINDS: dict[str, Transform] = {
+    "jit": _JIT,
+    "pmap": _PMAP,
+    "vmap": _VMAP,
+    "checkpoint": _CHECKPOINT,
+    "grad": _GRAD,
+}
+
+
+@dataclass(frozen=True)
+class BodyCall:
+    """A lax control-flow primitive that traces Python callables (always abstractly)."""
+
+    # Positions (or keywords) of the callable arguments.
+    fn_positions: tuple[int, ...]
+    fn_keywords: tuple[str, ...]
+    # lax.switch takes a sequence of branches at this position.
+    branch_list_position: int | None = None
+
+
+#: lax control flow traces its bodies to jaxprs even outside jit, so Python control
+#: flow on the carry / xs / index fails there too.
+BODY_CALLS: dict[str, BodyCall] = {
+    "jax.lax.scan": BodyCall((0,), ("f",)),
+    "jax.lax.fori_loop": BodyCall((2,), ("body_fun",)),
+    "jax.lax.while_loop": BodyCall((0, 1), ("cond_fun", "body_fun")),
+    "jax.lax.cond": BodyCall((1, 2), ("true_fun", "false_fun")),
+    "jax.lax.switch": BodyCall((), (), branch_list_position=1),
+    "jax.lax.map": BodyCall((0,), ("f",)),
+    "jax.lax.associative_scan": BodyCall((0,), ("fn",)),
+    "jax.lax.reduce": BodyCall((2,), ("computation",)),
+    "jax.lax.custom_root": BodyCall((0, 2, 3), ()),
+}
+
+#: Modules whose functions return JAX arrays (traced inside a traced function).
+ARRAY_MODULES: tuple[str, ...] = (
+    "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.image",
+)
+ARRAY_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.device_put", "jax.pure_callback", "jax.block_until_ready",
+})
+
+#: Functions of the array modules that return static (Python / NumPy) values.
+STATIC_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type",
+    "jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.issubdtype",
+    "jax.numpy.promote_types", "jax.numpy.isdtype", "jax.numpy.can_cast",
+    "jax.numpy.isscalar", "jax.numpy.iscomplexobj", "jax.numpy.isrealobj",
+})
+
+#: Attributes of an array that are static even when the array is traced.
+STATIC_ATTRIBUTES: frozenset[str] = frozenset({
+    "shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type", "sharding",
+    "aval",
+})
+
+#: Attributes / methods of a JAX array that give another (traced) array.
+ARRAY_ATTRIBUTES: frozenset[str] = frozenset({
+    "T", "mT", "real", "imag", "at", "flat",
+})
+ARRAY_METHODS: frozenset[str] = frozenset({
+    "sum", "mean", "prod", "max", "min", "std", "var", "all", "any", "argmax",
+    "argmin", "argsort", "sort", "cumsum", "cumprod", "reshape", "transpose",
+    "swapaxes", "squeeze", "ravel", "flatten", "astype", "clip", "round", "dot",
+    "conj", "conjugate", "take", "repeat", "diagonal", "trace", "nonzero", "ptp",
+    "set", "add", "multiply", "divide", "power", "apply", "get", "copy", "view",
+    "block_until_ready", "__getitem__", "squeeze", "real", "imag",
+})
+
+#: Builtins whose result is static whatever their argument.
+STATIC_BUILTINS: frozenset[str] = frozenset({
+    "len", "isinstance", "issubclass", "type", "hasattr", "callable", "id", "str",
+    "repr", "getattr_static", "print", "format",
+})
+#: Builtins that keep a traced argument traced (no conversion happens).
+TRACED_BUILTINS: frozenset[str] = frozenset({"abs", "sum", "pow", "divmod", "round"})
+
+#: Dict methods of a pytree: keys are static, values are traced.
+PYTREE_KEY_METHODS: frozenset[str] = frozenset({"keys"})
+PYTREE_VALUE_METHODS: frozenset[str] = frozenset({"values", "get", "pop"})
+PYTREE_ITEM_METHODS: frozenset[str] = frozenset({"items"})
+
+
+def array_module_function(qualname: str | None) -> bool:
+    """Whether `qualname` names a function returning a JAX array."""
+    if qualname is None:
+        return False
+    if qualname in ARRAY_FUNCTIONS:
+        return True
+    if qualname in STATIC_ARRAY_FUNCTIONS:
+        return False
+    return any(qualname.startswith(m + ".") for m in ARRAY_MODULES)
+
+
+#: Functions returning boolean arrays (masks).
+BOOLEAN_FUNCTIONS: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in (
+        "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
+        "logical_not", "logical_xor", "greater", "greater_equal", "less", "less_equal",
+        "equal", "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
+    ))
+
+#: Functions whose output size depends on the data: they need `size=` under jit.
+#: The value is the keyword that fixes the size.
+SIZE_DEPENDENT_FUNCTIONS: dict[str, str] = {
+    "jax.numpy.nonzero": "size",
+    "jax.numpy.argwhere": "size",
+    "jax.numpy.flatnonzero": "size",
+    "jax.numpy.unique": "size",
+    "jax.numpy.unique_values": "size",
+    "jax.numpy.unique_counts": "size",
+    "jax.numpy.unique_inverse": "size",
+    "jax.numpy.unique_all": "size",
+    "jax.numpy.union1d": "size",
+    "jax.numpy.intersect1d": "size",
+    "jax.numpy.setdiff1d": "size",
+    "jax.numpy.setxor1d": "size",
+    "jax.numpy.extract": "size",
+    "jax.numpy.compress": "size",
+}

@@ -1,0 +1,146 @@
+"""Lint one file: read, parse once, build the model, run the rules, apply noqa.
+
+This is the one engine behind the CLI, the flake8 plugin and confirm mode.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jaxlint import noqa
+from jaxlint.config import Settings
+from jaxlint.engine import FileModel
+from jaxlint.finding import Diagnostic, Finding
+from jaxlint.rules import Report, all_rules
+from jaxlint.source import parse_source, read_source
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def mentions_jax(text: str, extra_roots: Iterable[str] = ()) -> bool:
+    """Cheap pre-filter: files that never mention jax are not parsed."""
+    if "jax" in text:
+        return True
+    return any(root in text for root in extra_roots)
+
+
+def _extra_roots(settings: Settings) -> set[str]:
+    return {name.split(".")[0] for name, _ in settings.extend_transforms}
+
+
+def lint_file(path: str, settings: Settings) -> FileResult:
+    if path.endswith(".ipynb"):
+        from jaxlint import notebook
+
+        return notebook.lint_notebook(path, settings)
+    text = read_source(path)
+    if isinstance(text, Diagnostic):
+        return FileResult(path, diagnostics=[text])
+    return lint_text(text, path, settings)
+
+
+def lint_text(text: str, path: str, settings: Settings,
+              codes: Optional[frozenset[str]] = None) -> FileResult:
+    result = FileResult(path)
+    if not mentions_jax(text, _extra_roots(settings)) or noqa.file_is_exempt(text):
+        return result
+    module = parse_source(text, path)
+    if isinstance(module, Diagnostic):
+        result.diagnostics.append(module)
+        return result
+    if codes is None:
+        codes = settings.codes_for(path)
+    try:
+        model = FileModel.build(module, path, settings.transforms())
+    except RecursionError:
+        result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
+        return result
+    reports: list[tuple[type, Report]] = []
+    for code, rule_cls in all_rules().items():
+        if code not in codes:
+            continue
+        try:
+            reports.extend((rule_cls, r) for r in rule_cls(model).check())
+        except Exception as exc:  # a bug in a rule must not stop the run
+            tb = traceback.extract_tb(exc.__traceback__)[-1]
+            result.diagnostics.append(Diagnostic(
+                path, f"internal error in {code}: {type(exc).__name__}: {exc} "
+                      f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report it",
+                code="JAX000"))
+    if not reports:
+        return result
+    result.findings = _to_findings(path, text, module, reports)
+    return result
+
+
+def _to_findings(path: str, text: str, module: cst.Module,
+                 reports: list[tuple[type, Report]]) -> list[Finding]:
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = text.splitlines()
+    seen = set()
+    out = []
+    for rule_cls, r in reports:
+        pos = positions.get(r.node)
+        if pos is None:
+            continue
+        line, col = pos.start.line, pos.start.column + 1
+        end_line, end_col = pos.end.line, pos.end.column + 1
+        key = (rule_cls.code, line, col)
+        if key in seen:
+            continue
+        seen.add(key)
+        src_line = lines[line - 1] if 0 < line <= len(lines) else ""
+        if noqa.suppressed(rule_cls.code, noqa.noqa_codes(src_line)):
+            continue
+        func_line = None
+        func_name = None
+        if r.function is not None:
+            fpos = positions.get(r.function.node)
+            func_line = fpos.start.line if fpos else None
+            func_name = r.function.qualname
+        out.append(Finding(
+            path=path, line=line, col=col, end_line=end_line, end_col=end_col,
+            code=rule_cls.code, message=r.message, name=rule_cls.name,
+            severity=rule_cls.severity, function=func_name, function_line=func_line,
+            confirm=dict(r.confirm)))
+    out.sort(key=lambda f: f.sort_key)
+    return out
+
+
+_EXPECT = re.compile(r"#.*\bexpect:\s*(?P<codes>JAX\d{3}(?:\s*,\s*JAX\d{3})*)")
+
+
+def expected_findings(text: str) -> set[tuple[int, str]]:
+    """Inline expectations in fixtures and rule pages: `# expect: JAX201, JAX202`."""
+    out = set()
+    for i, line in enumerate(text.splitlines(), 1):
+        m = _EXPECT.search(line)
+        if m:
+            for code in re.findall(r"JAX\d{3}", m.group("codes")):
+                out.add((i, code))
+    return out
+
+
+def lint_string(text: str, path: str = "<string>", settings: Optional[Settings] = None,
+                select: Union[None, Iterable[str]] = None) -> list[Finding]:
+    """Convenience for tests and the API: findings for a piece of code."""
+    settings = settings or Settings()
+    codes = None
+    if select is not None:
+        select = tuple(select)
+        codes = frozenset(c for c in all_rules() if any(c.startswith(s) for s in select))
+    result = lint_text(text, path, settings, codes)
+    if result.diagnostics:
+        raise ValueError("; ".join(d.message for d in result.diagnostics))
+    return result.findings

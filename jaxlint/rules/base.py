@@ -1,0 +1,111 @@
+"""The base class of every rule.
+
+A rule is one module under `jaxlint/rules/` with one `Rule` subclass, and one
+page under `rules/` whose code blocks are its tests. It reads the file's
+`FileModel` and reports nodes; it never parses or resolves names itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator, Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import FunctionInfo
+from jaxlint.engine.model import FileModel
+
+
+@dataclass
+class Report:
+    node: cst.CSTNode
+    message: str
+    function: Optional[FunctionInfo] = None
+    confirm: dict[str, Any] = field(default_factory=dict)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    severity: ClassVar[str] = "error"
+    # Opt-in rules run only when selected explicitly.
+    default: ClassVar[bool] = True
+    # What confirm mode checks for this rule: "trace-error", "print", "stale-global",
+    # "leak", "iterator", "recompile", "overhead", "prng", or None.
+    confirm_kind: ClassVar[Optional[str]] = None
+    # The JAX exception a bad example raises, when there is one.
+    raises: ClassVar[Optional[str]] = None
+
+    def __init__(self, model: FileModel):
+        self.model = model
+
+    def check(self) -> Iterator[Report]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def report(self, node: cst.CSTNode, message: str, function: Optional[FunctionInfo] = None,
+               expected: Optional[str] = None, **confirm: Any) -> Report:
+        details: dict[str, Any] = {}
+        if self.confirm_kind:
+            details["kind"] = self.confirm_kind
+        if expected or self.raises:
+            details["expected"] = expected or self.raises
+        details.update(confirm)
+        return Report(node, message, function, details)
+
+    # Helpers shared by rules ------------------------------------------------
+    def source(self, node: cst.CSTNode) -> str:
+        """The code of a node, for messages (shortened)."""
+        text = self.model.module.code_for_node(node).strip()
+        text = " ".join(text.split())
+        return text if len(text) <= 40 else text[:37] + "..."
+
+
+class TracedValueRule(Rule):
+    """Shared by the rules about Python operations on traced values (JAX2xx)."""
+
+    confirm_kind = "trace-error"
+
+    def traced(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The abstract traced function if `expr` is a traced value inside one."""
+        func = self.model.abstract_function_of(expr)
+        if func is None or not self.model.value(expr).traced:
+            return None
+        return func
+
+    def static_hint(self, func: FunctionInfo, expr: cst.BaseExpression) -> str:
+        """", or mark `n` static" when the traced value is a parameter of a jitted function."""
+        names = []
+        for node in _names_in(expr):
+            name = node.value
+            if name in func.param_values and func.param_values[name].traced and name not in names:
+                names.append(name)
+        jitted = any(c.via in ("decorator", "wrapper") and "jit" in c.transforms
+                     for c in func.contexts.values())
+        if not names or not jitted:
+            return ""
+        quoted = ", ".join(f'"{n}"' for n in names)
+        return f", or mark {_tick(names)} static with static_argnames=({quoted},)"
+
+    def where(self, func: FunctionInfo) -> str:
+        """`under jit`, `in a lax.scan body`, for messages."""
+        desc = func.transform_description()
+        if desc.startswith("lax."):
+            return f"in a {desc} body"
+        return f"under {desc}" if desc else "under a JAX transform"
+
+
+def _tick(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _names_in(expr: cst.CSTNode):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)
