@@ -1,0 +1,22 @@
+"""The default format: location, code, message, and the source line with a caret."""
+
+from jaxlint.formats import FormatContext, display_path, register, verdict_suffix
+
+
+@register("full")
+def render(findings, diagnostics, ctx: FormatContext) -> str:
+    out = []
+    for f in findings:
+        out.append(f"{display_path(f)}:{f.line}:{f.col}: {f.code} {f.message}{verdict_suffix(f)}")
+        text = ctx.sources.get(f.path)
+        if text is not None and not f.cell:
+            lines = text.splitlines()
+            if 0 < f.line <= len(lines):
+                src = lines[f.line - 1].expandtabs(1)
+                width = f.end_col - f.col if f.end_line == f.line else len(src) - f.col + 1
+                out.append(f"  {f.line:>4} | {src}")
+                out.append("       | " + " " * (f.col - 1) + "^" * max(1, width))
+        if f.verdict and f.verdict.get("evidence") and f.verdict.get("evidence") != f.verdict.get("summary"):
+            out.append(f"       = {f.verdict['verdict']}: {f.verdict['evidence']}")
+        out.append("")
+    return "\n".join(out) + ("\n" if out and out[-1] != "" else "")

@@ -1,0 +1,147 @@
+"""Linting many files: spread over worker processes, crash- and hang-proof.
+
+libcst can crash the interpreter or run for seconds on hostile input that
+Python's parser accepts. Each file is linted in a forked worker; a worker that
+dies or overruns its time on one file costs only that file (a diagnostic), and
+a fresh worker carries on with the rest. Results are returned in a stable order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from multiprocessing.connection import wait
+from typing import Callable, Optional
+
+from jaxlint.config import Settings
+from jaxlint.finding import Diagnostic
+from jaxlint.linter import FileResult, lint_file
+
+# A file that takes longer than this is abandoned with a diagnostic.
+FILE_TIMEOUT = 30.0
+
+
+def _worker(conn, settings: Settings) -> None:
+    while True:
+        try:
+            item = conn.recv()
+        except EOFError:
+            return
+        if item is None:
+            return
+        index, path = item
+        try:
+            result = lint_file(path, settings)
+        except Exception as exc:  # never a traceback for the user
+            result = FileResult(path, diagnostics=[Diagnostic(
+                path, f"internal error: {type(exc).__name__}: {exc}; please report it", code="JAX000")])
+        conn.send((index, result))
+
+
+class _Worker:
+    def __init__(self, ctx, settings: Settings):
+        parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child, settings), daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        self.task: Optional[tuple[int, str]] = None
+        self.started = 0.0
+
+    def send(self, task) -> None:
+        self.task = task
+        self.started = time.monotonic()
+        self.conn.send(task)
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, BrokenPipeError):
+            pass
+        self.proc.join(0.5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+def default_jobs(n_files: int) -> int:
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    # Forking costs a few ms; one worker is enough for a handful of files.
+    return max(1, min(cpus, n_files // 4 or 1))
+
+
+def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
+               timeout: float = FILE_TIMEOUT,
+               lint_one: Optional[Callable[[str], Optional[FileResult]]] = None) -> list[FileResult]:
+    """Lint every path; the result list is in the same order as `paths`.
+
+    `lint_one` may answer a path without a worker (the cache); None means "lint it".
+    """
+    results: list[Optional[FileResult]] = [None] * len(paths)
+    todo = []
+    for i, p in enumerate(paths):
+        cached = lint_one(p) if lint_one is not None else None
+        if cached is not None:
+            results[i] = cached
+        else:
+            todo.append((i, p))
+    if not todo:
+        return results  # type: ignore[return-value]
+    jobs = jobs or default_jobs(len(todo))
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork
+        ctx = mp.get_context()
+    workers = [_Worker(ctx, settings) for _ in range(min(jobs, len(todo)))]
+    queue = list(reversed(todo))
+    busy: dict[object, _Worker] = {}
+
+    def feed(w: _Worker) -> None:
+        if queue:
+            w.send(queue.pop())
+            busy[w.conn] = w
+
+    for w in workers:
+        feed(w)
+    try:
+        while busy:
+            ready = wait(list(busy), timeout=1.0)
+            now = time.monotonic()
+            for conn in ready:
+                w = busy.pop(conn)
+                try:
+                    index, result = conn.recv()
+                    results[index] = result
+                    feed(w)
+                except (EOFError, OSError):
+                    # The worker died on this file (e.g. libcst crashed the interpreter).
+                    index, path = w.task
+                    code = w.proc.exitcode
+                    w.kill()
+                    results[index] = FileResult(path, diagnostics=[Diagnostic(
+                        path, f"the parser crashed on this file (exit code {code}); skipped")])
+                    workers.remove(w)
+                    nw = _Worker(ctx, settings)
+                    workers.append(nw)
+                    feed(nw)
+            for conn, w in list(busy.items()):
+                if now - w.started > timeout:
+                    busy.pop(conn)
+                    index, path = w.task
+                    w.kill()
+                    results[index] = FileResult(path, diagnostics=[Diagnostic(
+                        path, f"took longer than {timeout:.0f} s to analyse; skipped")])
+                    workers.remove(w)
+                    nw = _Worker(ctx, settings)
+                    workers.append(nw)
+                    feed(nw)
+    finally:
+        for w in workers:
+            w.stop()
+    return results  # type: ignore[return-value]
