@@ -185,3 +185,87 @@ SIZE_DEPENDENT_FUNCTIONS: dict[str, str] = {
     "jax.numpy.extract": "size",
     "jax.numpy.compress": "size",
 }
+
+#: NumPy functions that work on a tracer because NumPy hands them to the array's
+#: own method (`np.sum(x)` calls `x.sum()`), or only read static metadata.
+NUMPY_TRACER_SAFE: frozenset[str] = frozenset(
+    f"numpy.{n}" for n in (
+        "sum", "mean", "prod", "max", "min", "amax", "amin", "all", "any", "std", "var",
+        "argmax", "argmin", "cumsum", "cumprod", "round", "around", "clip", "reshape",
+        "transpose", "squeeze", "take", "repeat", "nonzero", "ptp", "trace", "diagonal",
+        "swapaxes", "argsort", "shape", "ndim", "size", "result_type", "dtype", "iinfo", "finfo",
+        "issubdtype", "isscalar", "broadcast_shapes", "promote_types",
+    ))
+
+#: Functions that take a shape (or sizes) and need it concrete under jit. The value
+#: says which arguments hold sizes, and the error JAX raises when one is traced.
+@dataclass(frozen=True)
+class ShapeArgs:
+    positions: tuple[int, ...]
+    keywords: tuple[str, ...]
+    raises: str = "TypeError"
+    # Alternative that keeps the function traceable, for the message.
+    fix: str = "compute sizes from x.shape with Python or NumPy arithmetic (static), not jnp"
+
+
+SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
+    "jax.numpy.zeros": ShapeArgs((0,), ("shape",)),
+    "jax.numpy.ones": ShapeArgs((0,), ("shape",)),
+    "jax.numpy.empty": ShapeArgs((0,), ("shape",)),
+    "jax.numpy.full": ShapeArgs((0,), ("shape",)),
+    "jax.numpy.eye": ShapeArgs((0, 1), ("N", "M")),
+    "jax.numpy.identity": ShapeArgs((0,), ("n",)),
+    "jax.numpy.tri": ShapeArgs((0, 1), ("N", "M")),
+    "jax.numpy.broadcast_to": ShapeArgs((1,), ("shape",)),
+    "jax.numpy.reshape": ShapeArgs((1,), ("shape", "newshape")),
+    "jax.numpy.arange": ShapeArgs((0, 1, 2), ("start", "stop", "step"), "ConcretizationTypeError",
+                                  "use a static size (x.shape[0]) or jnp.where over a fixed-size arange"),
+    "jax.numpy.linspace": ShapeArgs((2,), ("num",), "TypeError"),
+    "jax.numpy.repeat": ShapeArgs((1,), ("repeats",), "ConcretizationTypeError",
+                                  "pass total_repeat_length= so the output size is static"),
+    "jax.random.normal": ShapeArgs((1,), ("shape",)),
+    "jax.random.uniform": ShapeArgs((1,), ("shape",)),
+    "jax.random.bernoulli": ShapeArgs((2,), ("shape",)),
+    "jax.random.randint": ShapeArgs((1,), ("shape",)),
+}
+#: Array methods taking a shape: `x.reshape(n, -1)`.
+SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})
+
+
+# PRNG keys (JAX5xx) -----------------------------------------------------------
+
+#: jax.random functions that draw numbers from their key (the first argument, or
+#: `key=`): the same key gives the same numbers, every time.
+RANDOM_SAMPLERS: frozenset[str] = frozenset(
+    f"jax.random.{n}" for n in (
+        "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy",
+        "chisquare", "choice", "dirichlet", "double_sided_maxwell", "exponential", "f",
+        "gamma", "generalized_normal", "geometric", "gumbel", "laplace", "loggamma",
+        "logistic", "lognormal", "maxwell", "multinomial", "multivariate_normal",
+        "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher",
+        "randint", "rayleigh", "t", "triangular", "truncated_normal", "uniform", "wald",
+        "weibull_min",
+    ))
+#: jax.random functions that consume their key to make new ones: splitting the
+#: same key twice gives the same keys. (`fold_in` mixes in data and does not
+#: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
+RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+
+
+# Timing (JAX6xx) -----------------------------------------------------------------
+
+#: Clock reads that start or stop a hand-made timer.
+CLOCK_FUNCTIONS: frozenset[str] = frozenset({
+    "time.time", "time.perf_counter", "time.monotonic", "time.process_time",
+    "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns",
+})
+#: Timers that run a statement or callable themselves.
+TIMEIT_FUNCTIONS: frozenset[str] = frozenset({"timeit.timeit", "timeit.repeat"})
+#: Calls that wait for a JAX array's computation to finish (they need its value
+#: on the host). JAX dispatches asynchronously, so only these end the work.
+BLOCKING_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.block_until_ready", "jax.device_get", "numpy.asarray", "numpy.array",
+    "builtins.float", "builtins.int", "builtins.bool", "builtins.print",
+    "builtins.repr", "builtins.str", "builtins.format",
+})
+BLOCKING_METHODS: frozenset[str] = frozenset({"block_until_ready", "item", "tolist"})

@@ -20,7 +20,7 @@ RULES = sorted(all_rules())
 
 def _blocks(code, name):
     text = page_text(code)
-    return code_blocks(text).get(name, [])
+    return code_blocks(text).get(name, []) if text else []
 
 
 @pytest.mark.parametrize("code", RULES)

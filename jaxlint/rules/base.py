@@ -14,6 +14,7 @@ import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel
+from jaxlint.jax_api import STATIC_ATTRIBUTES
 
 
 @dataclass
@@ -106,6 +107,7 @@ def _names_in(expr: cst.CSTNode):
         if isinstance(node, cst.Name):
             yield node
         elif isinstance(node, cst.Attribute):
-            stack.append(node.value)
+            if node.attr.value not in STATIC_ATTRIBUTES:  # x.shape is static already
+                stack.append(node.value)
         else:
             stack.extend(node.children)

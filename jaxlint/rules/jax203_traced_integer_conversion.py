@@ -1,0 +1,54 @@
+"""JAX203: a traced value used as a Python integer: `range(n)`, `operator.index`, `seq[i]`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.rules.base import TracedValueRule
+
+
+class TracedIntegerConversion(TracedValueRule):
+    code = "JAX203"
+    name = "traced-integer-conversion"
+    summary = "range(n) / operator.index / list indexing with a traced value raises TracerIntegerConversionError"
+    raises = "TracerIntegerConversionError"
+
+    def check(self):
+        model = self.model
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            if q == "builtins.range":
+                for arg in call.args:
+                    func = self.traced(arg.value)
+                    if func is not None:
+                        yield self.report(arg.value, (
+                            f"`range()` with traced value `{self.source(arg.value)}` raises "
+                            f"TracerIntegerConversionError {self.where(func)}; use lax.fori_loop("
+                            f"lower, upper, body, init), or a static bound{self.static_hint(func, arg.value)}"),
+                            func)
+                        break
+            elif q == "operator.index" and call.args:
+                func = self.traced(call.args[0].value)
+                if func is not None:
+                    yield self.report(call, (
+                        f"`operator.index()` on traced value `{self.source(call.args[0].value)}` raises "
+                        f"TracerIntegerConversionError {self.where(func)}; keep it an array"
+                        f"{self.static_hint(func, call.args[0].value)}"), func)
+        for sub in model.nodes(cst.Subscript):
+            # A Python list / tuple (static) indexed with a tracer: Python calls __index__.
+            base = model.value(sub.value)
+            if not base.static or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+                continue
+            if not isinstance(sub.value, (cst.List, cst.Tuple, cst.Name, cst.Attribute, cst.Subscript)):
+                continue
+            idx = sub.slice[0].slice.value
+            func = self.traced(idx)
+            if func is None or not model.value(idx).array and not isinstance(idx, cst.Name):
+                continue
+            if self.model.qualname(sub.value) is not None and not isinstance(sub.value, cst.Name):
+                continue  # a module attribute, e.g. jnp.s_[i]
+            yield self.report(sub, (
+                f"indexing the Python sequence `{self.source(sub.value)}` with traced value "
+                f"`{self.source(idx)}` raises TracerIntegerConversionError {self.where(func)}; "
+                f"make it an array (jnp.asarray(seq)[i]) or use lax.switch for a list of functions"),
+                func)
