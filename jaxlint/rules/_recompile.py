@@ -1,0 +1,372 @@
+"""What the recompilation rules (JAX4xx) share: loops, jitted callees, fresh callables.
+
+JAX caches a compiled function on the identity of the Python callable, the
+shapes and dtypes of its traced arguments, and the values of its static
+arguments. Each rule here looks for one way a program defeats that cache, so
+they all ask the same questions: is this node run on every loop iteration,
+which jitted function of this file does this call reach, and which parameter
+does each argument land in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import FunctionInfo, TraceContext
+from jaxlint.engine.tracing import transform_for
+from jaxlint.jax_api import Transform
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Arithmetic that gives a new value for each new operand (`0.5 + i`, `lr * decay`).
+_INJECTIVE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+# Builtins that keep distinct numbers distinct enough to count (`float(i)`).
+_PASSING_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.abs"})
+
+
+# ---------------------------------------------------------------- loops
+def repeating_loop(model, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The innermost loop that runs `node` once per iteration, in the same function.
+
+    A `for` loop's iterable and a comprehension's first iterable are evaluated
+    once, before the loop starts; they do not count.
+    """
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return None
+        if isinstance(anc, cst.For):
+            if child is anc.body:
+                return anc
+        elif isinstance(anc, cst.While):
+            if child is anc.body or child is anc.test:
+                return anc
+        elif isinstance(anc, _COMPREHENSIONS):
+            if child is not anc.for_in:
+                return anc
+        elif isinstance(anc, cst.CompFor):
+            # Inner `for` clauses and `if` filters run per element of the outer one.
+            if child is not anc.iter:
+                comp = _comprehension_of(model, anc)
+                if comp is not None:
+                    return comp
+            elif isinstance(model.parent(anc), cst.CompFor):
+                return _comprehension_of(model, anc)
+        child = anc
+    return None
+
+
+def _comprehension_of(model, comp_for: cst.CompFor):
+    for anc in model.ancestors(comp_for):
+        if isinstance(anc, _COMPREHENSIONS):
+            return anc
+    return None
+
+
+def loop_body_contains(loop: cst.CSTNode, node: cst.CSTNode, model) -> bool:
+    """Whether `node` runs on each iteration of `loop` (nested loops included)."""
+    for anc in _ancestors_to(model, node, loop):
+        if anc is loop:
+            return True
+    return False
+
+
+def _ancestors_to(model, node, stop):
+    cur = node
+    while cur is not None:
+        yield cur
+        if cur is stop:
+            return
+        cur = model.parent(cur)
+
+
+def varying_names(model, loop: cst.CSTNode) -> set[str]:
+    """Names that take a new value on each iteration of `loop`.
+
+    The index of `for i in range(...)` and of `enumerate(...)`, a counter
+    updated in the body (`i += 1`, `lr *= 0.9`), and names assigned in the body
+    from one of those by arithmetic (`lr = 0.1 * 0.9 ** step`). A loop over a
+    literal list (`for n in (1, 2, 4)`) is a deliberate, bounded set of values.
+    """
+    names: set[str] = set()
+    body = loop.body if isinstance(loop, (cst.For, cst.While)) else None
+    if isinstance(loop, cst.For):
+        names |= _distinct_targets(model, loop.target, loop.iter)
+    elif isinstance(loop, _COMPREHENSIONS):
+        comp = loop.for_in
+        while comp is not None:
+            names |= _distinct_targets(model, comp.target, comp.iter)
+            comp = comp.inner_for_in
+    if body is None:
+        return names
+    stmts = [n for n in _statements(body)]
+    for stmt in stmts:
+        if isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name) \
+                and isinstance(stmt.operator, (cst.AddAssign, cst.SubtractAssign,
+                                               cst.MultiplyAssign, cst.DivideAssign)):
+            names.add(stmt.target.value)
+    # Assignments from varying names, to a fixed point (bodies are short).
+    for _ in range(4):
+        grew = False
+        for stmt in stmts:
+            if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0].target, cst.Name):
+                name = stmt.targets[0].target.value
+                if name not in names and varies(model, stmt.value, names):
+                    names.add(name)
+                    grew = True
+        if not grew:
+            break
+    return names
+
+
+def _distinct_targets(model, target, iterable) -> set[str]:
+    """Loop targets that are distinct on each iteration: range and enumerate indices."""
+    if not isinstance(iterable, cst.Call):
+        return set()
+    q = model.qualname(iterable.func)
+    if q == "builtins.range" and isinstance(target, cst.Name):
+        return {target.value}
+    if q == "builtins.enumerate" and isinstance(target, (cst.Tuple, cst.List)) \
+            and target.elements and isinstance(target.elements[0].value, cst.Name):
+        return {target.elements[0].value.value}
+    return set()
+
+
+def _statements(body) -> Iterator[cst.CSTNode]:
+    """Small statements of a loop body, through if/with/try but not nested defs."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.BaseSmallStatement):
+            yield node
+            continue
+        stack.extend(reversed(node.children))
+
+
+def varies(model, expr: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether `expr` gives a new value whenever one of `names` does."""
+    if isinstance(expr, cst.Name):
+        return expr.value in names
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _INJECTIVE_OPS):
+        left, right = varies(model, expr.left, names), varies(model, expr.right, names)
+        return left != right  # `i - i` or `i * j` may repeat values
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return varies(model, expr.expression, names)
+    if isinstance(expr, cst.Call) and len(expr.args) == 1 and expr.args[0].keyword is None:
+        if model.qualname(expr.func) in _PASSING_BUILTINS:
+            return varies(model, expr.args[0].value, names)
+    return False
+
+
+# ---------------------------------------------------------------- transforms
+def compiling_transform(model, call: cst.Call) -> Optional[Transform]:
+    """jit or pmap: the transforms that compile and cache on the callable's identity."""
+    t = transform_for(model, model.qualname(call.func))
+    return t if t is not None and t.cached else None
+
+
+def wrapped_callable(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The function argument of `jax.jit(f, ...)`."""
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg.value
+        if arg.keyword is not None and arg.keyword.value in ("fun", "f"):
+            return arg.value
+    return None
+
+
+def inside_traced(model, node: cst.CSTNode) -> bool:
+    """Whether `node` runs while some function is being traced (then jit nests, no compile)."""
+    func = model.function_of(node)
+    while func is not None:
+        if func.traced:
+            return True
+        func = func.enclosing
+    return False
+
+
+# ---------------------------------------------------------------- calls of a jitted function
+@dataclass
+class JittedCallee:
+    """A function of this file reached by a call through jit / pmap."""
+
+    function: FunctionInfo
+    context: TraceContext
+    # Positional parameters filled before the call's arguments (`self`).
+    shift: int
+    # How the call names it, for messages.
+    label: str
+
+    @property
+    def static(self) -> frozenset[str]:
+        return self.context.static
+
+    def bind(self, call: cst.Call) -> Iterator[tuple[str, cst.BaseExpression]]:
+        """(parameter name, argument) for each argument of the call that can be bound."""
+        positional = self.function.positional[self.shift:]
+        i = 0
+        for arg in call.args:
+            if arg.star:
+                return
+            if arg.keyword is not None:
+                yield arg.keyword.value, arg.value
+            elif i < len(positional):
+                yield positional[i], arg.value
+                i += 1
+
+
+def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
+    """The jitted function a call reaches: `jax.jit(f, ...)(...)`, a decorated
+    `f(...)`, `self.f(...)`, or `g(...)` with `g = jax.jit(f, ...)`."""
+    func = call.func
+    if isinstance(func, cst.Call):
+        return _from_wrapper(model, func, model.module.code_for_node(func))
+    if isinstance(func, cst.Name):
+        info = model.resolve_function(func)
+        if info is not None:
+            ctx = _decorator_context(info)
+            return JittedCallee(info, ctx, 0, func.value) if ctx else None
+        bindings = model.scope_of(func).lookup(func.value)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        node = bindings[0].node
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+            return _from_wrapper(model, node.value, func.value)
+        return None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        info = method_of_self(model, func)
+        if info is not None:
+            ctx = _decorator_context(info)
+            if ctx is not None:
+                return JittedCallee(info, ctx, 1, model.module.code_for_node(func))
+    return None
+
+
+def _from_wrapper(model, wrapper: cst.Call, label: str) -> Optional[JittedCallee]:
+    if compiling_transform(model, wrapper) is None:
+        return None
+    target = wrapped_callable(wrapper)
+    if target is None:
+        return None
+    info = model.resolve_function(target)
+    if info is None:
+        return None
+    ctx = info.contexts.get(id(wrapper))
+    if ctx is None or ctx.via != "wrapper":
+        return None
+    return JittedCallee(info, ctx, 0, label)
+
+
+def _decorator_context(info: FunctionInfo) -> Optional[TraceContext]:
+    for ctx in info.contexts.values():
+        if ctx.via == "decorator" and ctx.transforms and ctx.transforms[0] in ("jit", "pmap"):
+            return ctx
+    return None
+
+
+def method_of_self(model, expr: cst.Attribute) -> Optional[FunctionInfo]:
+    """`self.method` inside a method of the same class."""
+    func = model.function_of(expr)
+    while func is not None and func.klass is None:
+        func = func.enclosing
+    if func is None or not func.positional or not isinstance(expr.value, cst.Name) \
+            or expr.value.value != func.positional[0]:
+        return None
+    return func.klass.methods.get(expr.attr.value)
+
+
+# ---------------------------------------------------------------- uses of a created callable
+def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name]) -> Optional[list[cst.Call]]:
+    """The calls of a freshly created jitted callable, or None if it escapes.
+
+    `created` is the `jax.jit(...)` call (or the decorated def); `name` the
+    local name it is bound to, if any. The callable escapes when it is returned,
+    stored, passed on, or read in a nested function: then it may be created once
+    and reused, and nothing can be said.
+    """
+    parent = model.parent(created)
+    if isinstance(parent, cst.Call) and parent.func is created:
+        return [parent]
+    if name is None:
+        return None
+    scope = model.scope_of(name)
+    calls = []
+    for ref in model.nodes(cst.Name):
+        if ref.value != name.value or ref is name:
+            continue
+        if model.scope_of(ref) is not scope:
+            if _sees(model, ref, scope, name.value):
+                return None  # read from a nested function: a closure keeps it
+            continue
+        ref_parent = model.parent(ref)
+        if isinstance(ref_parent, cst.Call) and ref_parent.func is ref:
+            calls.append(ref_parent)
+        elif _is_target(model, ref):
+            continue
+        else:
+            return None
+    return calls
+
+
+def _sees(model, ref: cst.Name, scope, name: str) -> bool:
+    bindings = model.scope_of(ref).lookup(name)
+    own = scope.bindings.get(name)
+    return bindings is not None and bindings is own
+
+
+def _is_target(model, ref: cst.Name) -> bool:
+    parent = model.parent(ref)
+    if isinstance(parent, cst.AssignTarget) and parent.target is ref:
+        return True
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is ref:
+        return True
+    if isinstance(parent, cst.FunctionDef) and parent.name is ref:
+        return True
+    return isinstance(parent, cst.Del)
+
+
+def bound_name(model, created: cst.Call) -> Optional[cst.Name]:
+    """`f` in `f = jax.jit(...)`."""
+    parent = model.parent(created)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0].target, cst.Name):
+        return parent.targets[0].target
+    return None
+
+
+def repeated_functions(model) -> set[FunctionInfo]:
+    """Functions of this file called on every iteration of some loop, directly or
+    through other such functions: whatever they create, they create again and again."""
+    callers: dict[FunctionInfo, list[cst.Call]] = {}
+    for call in model.nodes(cst.Call):
+        callee = called_function(model, call)
+        if callee is not None:
+            callers.setdefault(callee, []).append(call)
+    repeated: set[FunctionInfo] = set()
+    changed = True
+    while changed:
+        changed = False
+        for callee, calls in callers.items():
+            if callee in repeated:
+                continue
+            for call in calls:
+                if repeating_loop(model, call) is not None or model.function_of(call) in repeated:
+                    repeated.add(callee)
+                    changed = True
+                    break
+    return repeated
+
+
+def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
+    """The function of this file a call runs: `f(...)` or `self.f(...)`."""
+    if isinstance(call.func, cst.Name):
+        return model.resolve_function(call.func)
+    if isinstance(call.func, cst.Attribute):
+        return method_of_self(model, call.func)
+    return None

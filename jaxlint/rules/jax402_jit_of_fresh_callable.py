@@ -1,0 +1,145 @@
+"""JAX402: jit of a callable that is new each time, so it compiles each time."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.rules import _recompile as rc
+from jaxlint.rules.base import Rule
+from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
+
+
+class JitOfFreshCallable(Rule):
+    code = "JAX402"
+    name = "jit-of-fresh-callable"
+    summary = "jax.jit of a lambda, partial, bound method or nested def created again on each call recompiles"
+    confirm_kind = "recompile"
+
+    def check(self):
+        model = self.model
+        self._repeated = rc.repeated_functions(model)
+        for call in model.nodes(cst.Call):
+            transform = rc.compiling_transform(model, call)
+            if transform is None:
+                continue
+            target = rc.wrapped_callable(call)
+            if target is None:
+                continue
+            yield from self._check(call, target, rc.bound_name(model, call), transform.name)
+        for node in model.nodes(cst.FunctionDef):
+            for dec in node.decorators:
+                use = decorator_transform(model, dec.decorator)
+                if use is not None and use.transform.cached:
+                    yield from self._check(node, node, node.name, use.transform.name)
+                    break
+
+    def _check(self, created, target, name: Optional[cst.Name], transform: str):
+        model = self.model
+        if rc.inside_traced(model, created):
+            return
+        loop = rc.repeating_loop(model, created)
+        owner = model.function_of(created)
+        if loop is None and (owner is None or owner not in self._repeated):
+            return
+        fresh = self._fresh(target, loop, owner)
+        if fresh is None:
+            return
+        what, fun_name = fresh
+        uses = rc.call_uses(model, created, name)
+        if not uses:
+            return
+        if loop is not None:
+            if not any(rc.loop_body_contains(loop, use, model) for use in uses):
+                return
+            when = "on every loop iteration"
+            fix = "create the jitted function once, before the loop"
+        else:
+            when = f"on every call of `{owner.name}`, which runs in a loop"
+            fix = "create the jitted function once (at module level, in `__init__`, or in a factory) and reuse it"
+        head = f"`{self.source(created)}`" if isinstance(created, cst.Call) else f"`@{transform}`"
+        msg = (f"{head} compiles {what}, a new function object {when}, so JAX compiles it "
+               f"again each time (tens of ms, against microseconds for a cached call); "
+               f"{fix}, passing what changes as arguments")
+        yield self.report(created if isinstance(created, cst.Call) else created.name, msg, owner,
+                          fun_name=f"{transform}({fun_name})")
+
+    def _fresh(self, target, loop, owner):
+        """(description, name JAX compiles it under) if `target` is a new object each time."""
+        model = self.model
+        if isinstance(target, cst.Lambda):
+            return "a lambda", "<lambda>"
+        if isinstance(target, cst.FunctionDef):
+            return f"the nested function `{target.name.value}`", target.name.value
+        if isinstance(target, cst.Call):
+            q = model.qualname(target.func)
+            inner = rc.wrapped_callable(target)
+            inner_name = _function_name(inner)
+            if q in PARTIAL:
+                return f"a partial object", inner_name
+            if transform_for(model, q) is not None:
+                return f"the result of `{self.source(target.func)}`", inner_name
+            return None
+        if isinstance(target, cst.Attribute):
+            if self._bound_method(target):
+                return (f"the bound method `{self.source(target)}` (a new object on each access)",
+                        target.attr.value)
+            return None
+        if isinstance(target, cst.Name):
+            info = model.resolve_function(target)
+            if info is None or info.enclosing is None or info.is_lambda:
+                return None
+            # A def re-runs with the code around it: each pass makes a new function.
+            if loop is not None:
+                if not rc.loop_body_contains(loop, info.node, model):
+                    return None
+            elif info.enclosing is not owner:
+                return None
+            return f"the nested function `{target.value}`", target.value
+        return None
+
+    def _bound_method(self, attr: cst.Attribute) -> bool:
+        model = self.model
+        info = rc.method_of_self(model, attr)
+        if info is None and isinstance(attr.value, cst.Name):
+            info = _method_of_instance(model, attr)
+        if info is None:
+            return False
+        # A staticmethod read from an instance is the plain function, the same object each time.
+        for dec in info.node.decorators:
+            if model.qualname(dec.decorator) in ("builtins.staticmethod", "builtins.property"):
+                return False
+        return True
+
+
+def _method_of_instance(model, attr: cst.Attribute):
+    """`m.apply` where every binding of `m` is `m = SomeClass(...)` of this file."""
+    bindings = model.scope_of(attr.value).lookup(attr.value.value)
+    if not bindings:
+        return None
+    found = None
+    for b in bindings:
+        node = b.node
+        if b.kind != "assign" or not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+            return None
+        klass = model.resolve_class(node.value.func)
+        if klass is None or attr.attr.value not in klass.methods:
+            return None
+        found = klass.methods[attr.attr.value]
+    return found
+
+
+def _function_name(expr) -> str:
+    while isinstance(expr, cst.Call):
+        inner = rc.wrapped_callable(expr)
+        if inner is None:
+            break
+        expr = inner
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Lambda):
+        return "<lambda>"
+    return "?"
