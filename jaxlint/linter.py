@@ -51,7 +51,8 @@ def lint_file(path: str, settings: Settings) -> FileResult:
 
 
 def lint_text(text: str, path: str, settings: Settings,
-              codes: Optional[frozenset[str]] = None) -> FileResult:
+              codes: Optional[frozenset[str]] = None, apply_noqa: bool = True) -> FileResult:
+    """`apply_noqa=False` leaves line `# noqa` to the caller (flake8 applies it itself)."""
     result = FileResult(path)
     if not mentions_jax(text, _extra_roots(settings)) or noqa.file_is_exempt(text):
         return result
@@ -80,12 +81,12 @@ def lint_text(text: str, path: str, settings: Settings,
                 code="JAX000"))
     if not reports:
         return result
-    result.findings = _to_findings(path, text, module, reports)
+    result.findings = _to_findings(path, text, module, reports, apply_noqa)
     return result
 
 
 def _to_findings(path: str, text: str, module: cst.Module,
-                 reports: list[tuple[type, Report]]) -> list[Finding]:
+                 reports: list[tuple[type, Report]], apply_noqa: bool = True) -> list[Finding]:
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = text.splitlines()
     seen = set()
@@ -101,7 +102,7 @@ def _to_findings(path: str, text: str, module: cst.Module,
             continue
         seen.add(key)
         src_line = lines[line - 1] if 0 < line <= len(lines) else ""
-        if noqa.suppressed(rule_cls.code, noqa.noqa_codes(src_line)):
+        if apply_noqa and noqa.suppressed(rule_cls.code, noqa.noqa_codes(src_line)):
             continue
         func_line = None
         func_name = None
