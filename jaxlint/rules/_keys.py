@@ -1,0 +1,359 @@
+"""Key flow: where a PRNG key is drawn from, split, and rebound (JAX501-JAX503).
+
+A JAX key is an immutable value, so a key held by a name only changes when the
+name is rebound; passing it to any function cannot change it. The analysis runs
+over each body (the module, each `def`) in statement order and keeps, per key
+expression (`key`, `keys[0]`), the last call that consumed it: a draw
+(`jax.random.normal(key)`) or a split. A second consumer before the name is
+rebound reuses the key. Branches of an `if` start from the same state, and a key
+spent on any path that reaches a use is reported ("may" reuse: on that path the
+numbers really repeat). Paths that `return`, `raise`, `break` or `continue` end.
+
+The result is computed once per file and shared by the three rules.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import FunctionInfo
+from jaxlint.engine.model import FileModel
+from jaxlint.engine.scopes import target_names
+from jaxlint.jax_api import RANDOM_SAMPLERS, RANDOM_SPLITTERS
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_ENDS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+@dataclass(eq=False)
+class KeyUse:
+    """One call that consumes a key: a draw or a split."""
+
+    call: cst.Call
+    key: str  # the key expression: "key", "keys[0]"
+    base: str  # the name whose rebinding gives a new key
+    kind: str  # "sample" | "split"
+    qualname: str  # "jax.random.normal"
+    function: Optional[FunctionInfo]
+    order: int
+
+
+@dataclass(eq=False)
+class KeyFinding:
+    code: str  # "JAX501" | "JAX502" | "JAX503"
+    use: KeyUse
+    previous: Optional[KeyUse] = None
+    loop: Optional[cst.CSTNode] = None
+
+
+_CACHE: "weakref.WeakKeyDictionary[FileModel, list[KeyFinding]]" = weakref.WeakKeyDictionary()
+
+
+def key_findings(model: FileModel) -> list[KeyFinding]:
+    found = _CACHE.get(model)
+    if found is None:
+        found = _CACHE[model] = _KeyFlow(model).run()
+    return found
+
+
+_LINES: "weakref.WeakKeyDictionary[FileModel, dict]" = weakref.WeakKeyDictionary()
+
+
+def line_of(model: FileModel, node: cst.CSTNode) -> int:
+    """The line of a node, for messages that point at an earlier call.
+
+    The model keeps no positions (the linter resolves them after the rules), so
+    they are resolved here, once per file, and only for files with a finding.
+    """
+    positions = _LINES.get(model)
+    if positions is None:
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        positions = _LINES[model] = MetadataWrapper(
+            model.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return positions[node].start.line
+
+
+def _key_expr(node: cst.BaseExpression) -> Optional[tuple[str, str]]:
+    """(`keys[0]`, `keys`) for a name or a name indexed by a constant; else None."""
+    if isinstance(node, cst.Name):
+        return node.value, node.value
+    if (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        index = node.slice[0].slice.value
+        if isinstance(index, (cst.Integer, cst.SimpleString)):
+            return f"{node.value.value}[{index.value}]", node.value.value
+        if (isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus)
+                and isinstance(index.expression, cst.Integer)):
+            return f"{node.value.value}[-{index.expression.value}]", node.value.value
+    return None
+
+
+def _key_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "key":
+            return arg.value
+    if call.args and call.args[0].keyword is None and call.args[0].star == "":
+        return call.args[0].value
+    return None
+
+
+class _KeyFlow:
+    def __init__(self, model: FileModel):
+        self.model = model
+        self.findings: list[KeyFinding] = []
+        # Uses grouped by the statement (or compound-statement header) that holds them.
+        self.uses_at: dict[cst.CSTNode, list[KeyUse]] = {}
+        # Names that a call can rebind behind our back (`global` / `nonlocal`).
+        self.shared_names: set[str] = set()
+
+    # ---------------------------------------------------------------- collect
+    def collect(self) -> None:
+        model = self.model
+        for scope in [model.module_scope] + [f.scope for f in model.functions]:
+            self.shared_names |= scope.globals | scope.nonlocals
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            if q in RANDOM_SAMPLERS:
+                kind = "sample"
+            elif q in RANDOM_SPLITTERS:
+                kind = "split"
+            else:
+                continue
+            arg = _key_argument(call)
+            key = _key_expr(arg) if arg is not None else None
+            if key is None or key[1] in self.shared_names:
+                continue
+            anchor = self._anchor(call)
+            if anchor is None:
+                continue
+            use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
+            self.uses_at.setdefault(anchor, []).append(use)
+
+    def _anchor(self, call: cst.Call) -> Optional[cst.CSTNode]:
+        """The statement whose execution runs `call`; None inside a lambda."""
+        for anc in self.model.ancestors(call):
+            if isinstance(anc, cst.Lambda):
+                return None
+            if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return anc
+        return None
+
+    # ---------------------------------------------------------------- flow
+    def run(self) -> list[KeyFinding]:
+        self.collect()
+        if not self.uses_at:
+            return []
+        self.block(self.model.module.body, {})
+        for func in self.model.functions:
+            if isinstance(func.node, cst.FunctionDef):
+                self.block(_body(func.node), {})
+        self.findings.sort(key=lambda f: f.use.order)
+        return self.findings
+
+    def block(self, stmts, state: Optional[dict]) -> Optional[dict]:
+        for stmt in stmts:
+            if state is None:
+                return None
+            state = self.stmt(stmt, state)
+        return state
+
+    def stmt(self, node: cst.CSTNode, state: dict) -> Optional[dict]:
+        if isinstance(node, (cst.SimpleStatementLine, _SuiteLine)):
+            for small in node.body:
+                self.events(small, state)
+                self.rebind_small(small, state)
+                if isinstance(small, _ENDS):
+                    return None
+            return state
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.events(node, state)  # decorators, defaults
+            self.rebind(node.name.value, state)
+            return state
+        if isinstance(node, cst.If):
+            self.events(node, state)
+            after_body = self.block(_body(node), dict(state))
+            if node.orelse is None:
+                after_else = state
+            elif isinstance(node.orelse, cst.If):
+                after_else = self.stmt(node.orelse, dict(state))
+            else:
+                after_else = self.block(_body(node.orelse), dict(state))
+            return _join(after_body, after_else)
+        if isinstance(node, (cst.For, cst.While)):
+            self.events(node, state)
+            inner = dict(state)
+            if isinstance(node, cst.For):
+                for name in target_names(node.target):
+                    self.rebind(name.value, inner)
+            # Assume the body runs: joining in the zero-iteration path would report
+            # keys spent before the loop and re-split in it.
+            after = self.block(_body(node), inner)
+            if after is None:
+                after = state
+            if node.orelse is not None and after is not None:
+                after = self.block(_body(node.orelse), after)
+            return after
+        if isinstance(node, cst.With):
+            self.events(node, state)
+            for item in node.items:
+                if item.asname is not None:
+                    for name in target_names(item.asname.name):
+                        self.rebind(name.value, state)
+            return self.block(_body(node), state)
+        if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
+            start = dict(state)
+            after = self.block(_body(node), dict(state))
+            if node.orelse is not None and after is not None:
+                after = self.block(_body(node.orelse), after)
+            for handler in node.handlers:
+                # A handler may run after any part of the body: start from both ends.
+                h_state = _join(start, after) or dict(start)
+                if handler.name is not None:
+                    for name in target_names(handler.name.name):
+                        self.rebind(name.value, h_state)
+                after = _join(after, self.block(_body(handler), dict(h_state)))
+            if node.finalbody is not None:
+                after = self.block(_body(node.finalbody), after if after is not None else dict(start))
+            return after
+        if isinstance(node, cst.Match):
+            self.events(node, state)
+            result = None if any(_is_wildcard(c) for c in node.cases) else state
+            for case in node.cases:
+                result = _join(result, self.block(_body(case), dict(state)))
+            return result
+        return state
+
+    def rebind_small(self, small: cst.CSTNode, state: dict) -> None:
+        targets = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            targets = [small.target]
+        elif isinstance(small, cst.Del):
+            targets = [small.target]
+        for target in targets:
+            for name in _bound_bases(target):
+                self.rebind(name, state)
+
+    @staticmethod
+    def rebind(name: str, state: dict) -> None:
+        for key in [k for k, use in state.items() if use.base == name]:
+            del state[key]
+
+    def events(self, anchor: cst.CSTNode, state: dict) -> None:
+        for use in self.uses_at.get(anchor, ()):
+            previous = state.get(use.key)
+            if previous is not None and not self._exclusive(previous, use):
+                if previous.kind == "split":
+                    self.findings.append(KeyFinding("JAX503", use, previous))
+                else:
+                    self.findings.append(KeyFinding("JAX501", use, previous))
+            elif previous is None:
+                loop = self.loop_without_rebinding(use)
+                if loop is not None:
+                    self.findings.append(KeyFinding("JAX502", use, None, loop))
+            state[use.key] = use
+
+    def _exclusive(self, a: KeyUse, b: KeyUse) -> bool:
+        """Whether two calls sit in different arms of one conditional expression."""
+        arms_a = {}
+        child = a.call
+        for anc in self.model.ancestors(a.call):
+            if isinstance(anc, cst.IfExp):
+                arms_a[anc] = child
+            child = anc
+        child = b.call
+        for anc in self.model.ancestors(b.call):
+            if anc in arms_a and arms_a[anc] is not child and anc.test not in (child, arms_a[anc]):
+                return True
+            child = anc
+        return False
+
+    # ---------------------------------------------------------------- loops
+    def loop_without_rebinding(self, use: KeyUse) -> Optional[cst.CSTNode]:
+        """The loop that runs `use` on every iteration with the same key, if any."""
+        model = self.model
+        loop = model.in_loop(use.call)
+        if loop is None or self._ends_after(use.call, loop):
+            return None
+        if isinstance(loop, _COMPREHENSIONS):
+            comp_for = loop.for_in
+            while comp_for is not None:
+                if any(n.value == use.base for n in target_names(comp_for.target)):
+                    return None
+                comp_for = comp_for.inner_for_in
+            # A comprehension inside a loop: that loop repeats it too.
+            return loop
+        bindings = model.scope_of(use.call).lookup(use.base) or []
+        for b in bindings:
+            if b.node is loop or loop in set(model.ancestors(b.node)):
+                return None
+        return loop
+
+    def _ends_after(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """The call runs at most once: it is in a `return`/`raise`, or one follows it."""
+        model = self.model
+        child: cst.CSTNode = call
+        for anc in model.ancestors(call):
+            if anc is loop:
+                return False
+            if isinstance(child, (cst.Return, cst.Raise)):
+                return True
+            if isinstance(anc, (cst.IndentedBlock, cst.Module)) and child in anc.body:
+                rest = anc.body[anc.body.index(child) + 1:]
+                if any(isinstance(s, cst.SimpleStatementLine)
+                       and any(isinstance(x, (cst.Return, cst.Raise, cst.Break)) for x in s.body)
+                       for s in rest):
+                    return True
+            child = anc
+        return False
+
+
+def _bound_bases(target: cst.BaseExpression):
+    """Names whose keys an assignment target replaces: `key`, and `keys` for `keys[0] = ...`."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _bound_bases(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _bound_bases(target.value)
+    elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+        yield target.value.value
+
+
+def _join(a: Optional[dict], b: Optional[dict]) -> Optional[dict]:
+    """Paths meeting: a key spent on either path is spent ("may" reuse)."""
+    if a is None:
+        return None if b is None else dict(b)
+    if b is None:
+        return dict(a)
+    out = dict(b)
+    out.update(a)
+    return out
+
+
+def _is_wildcard(case: cst.MatchCase) -> bool:
+    pattern = case.pattern
+    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None and case.guard is None
+
+
+def _body(node) -> list:
+    body = node.body
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [_SuiteLine(body)]
+    return list(body)
+
+
+class _SuiteLine:
+    """`if c: x = f(key)` on one line: its small statements run like a statement line."""
+
+    def __init__(self, suite: cst.SimpleStatementSuite):
+        self.body = suite.body

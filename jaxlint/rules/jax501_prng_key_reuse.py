@@ -1,0 +1,31 @@
+"""JAX501: one PRNG key drawn from twice (or drawn from, then split)."""
+
+from __future__ import annotations
+
+from jaxlint.rules._keys import key_findings, line_of
+from jaxlint.rules.base import Rule
+
+
+class PrngKeyReuse(Rule):
+    code = "JAX501"
+    name = "prng-key-reuse"
+    summary = "The same PRNG key is used for two draws: both give the same random numbers"
+    confirm_kind = "prng"
+
+    def check(self):
+        for found in key_findings(self.model):
+            if found.code != self.code:
+                continue
+            use = found.use
+            where = line_of(self.model, found.previous.call)
+            if use.kind == "sample":
+                msg = (f"`{use.key}` already drew random numbers on line {where}, so "
+                       f"`{use.qualname}` gets the same random bits again (the same key "
+                       f"always gives the same numbers); split first: "
+                       f"`{use.key}, subkey = jax.random.split({use.key})` and draw from `subkey`")
+            else:
+                msg = (f"`{use.key}` already drew random numbers on line {where}; splitting it "
+                       f"afterwards reuses a spent key (with jax_debug_key_reuse JAX raises "
+                       f"KeyReuseError); split before the first draw and draw only from subkeys")
+            yield self.report(use.call, msg, use.function, key=use.key, previous_line=where,
+                              reuse="draw-then-split" if use.kind == "split" else "draw-twice")

@@ -1,0 +1,30 @@
+"""JAX502: a PRNG key drawn from in a loop without being split on each iteration."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxlint.rules._keys import key_findings
+from jaxlint.rules.base import Rule
+
+
+class PrngKeyReuseInLoop(Rule):
+    code = "JAX502"
+    name = "prng-key-reuse-in-loop"
+    summary = "A PRNG key used in a loop without re-splitting gives the same numbers every iteration"
+    confirm_kind = "prng"
+
+    def check(self):
+        for found in key_findings(self.model):
+            if found.code != self.code:
+                continue
+            use = found.use
+            loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
+                "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
+            action = "draws the same random numbers" if use.kind == "sample" else \
+                "makes the same subkeys"
+            msg = (f"`{use.qualname}({use.key}, ...)` {action} on every iteration of this "
+                   f"{loop}: `{use.key}` is never rebound inside it; split it each iteration "
+                   f"(`{use.key}, subkey = jax.random.split({use.key})`, then use `subkey`) or "
+                   f"derive one key per step with `jax.random.fold_in({use.key}, i)`")
+            yield self.report(use.call, msg, use.function, key=use.key, loop=loop)
