@@ -269,3 +269,20 @@ BLOCKING_FUNCTIONS: frozenset[str] = frozenset({
     "builtins.repr", "builtins.str", "builtins.format",
 })
 BLOCKING_METHODS: frozenset[str] = frozenset({"block_until_ready", "item", "tolist"})
+
+
+#: NumPy functions that return an ndarray, which is unhashable (so it cannot be a
+#: static argument of jit). NumPy scalars (`np.float32(1)`, `np.sum(a)`) are hashable.
+NUMPY_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
+    f"numpy.{n}" for n in (
+        "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace",
+        "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like",
+        "stack", "concatenate", "meshgrid",
+    ))
+
+#: jax.numpy functions that create a (concrete, unhashable) JAX array from Python values.
+JAX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in (
+        "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace",
+        "eye", "identity", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
+    ))

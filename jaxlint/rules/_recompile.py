@@ -24,6 +24,8 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _INJECTIVE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 # Builtins that keep distinct numbers distinct enough to count (`float(i)`).
 _PASSING_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.abs"})
+# A loop over at most this many literal values compiles a bounded, deliberate set.
+_FEW = 8
 
 
 # ---------------------------------------------------------------- loops
@@ -128,11 +130,23 @@ def _distinct_targets(model, target, iterable) -> set[str]:
         return set()
     q = model.qualname(iterable.func)
     if q == "builtins.range" and isinstance(target, cst.Name):
-        return {target.value}
+        return set() if _few(iterable) else {target.value}
     if q == "builtins.enumerate" and isinstance(target, (cst.Tuple, cst.List)) \
             and target.elements and isinstance(target.elements[0].value, cst.Name):
         return {target.elements[0].value.value}
     return set()
+
+
+def _few(range_call: cst.Call) -> bool:
+    """`range(3)`, `range(1, 5)`: a handful of values, compiled once each and then reused."""
+    bounds = []
+    for arg in range_call.args:
+        if arg.keyword is not None or not isinstance(arg.value, cst.Integer):
+            return False
+        bounds.append(int(arg.value.value, 0))
+    if len(bounds) == 1:
+        return bounds[0] <= _FEW
+    return len(bounds) == 2 and bounds[1] - bounds[0] <= _FEW
 
 
 def _statements(body) -> Iterator[cst.CSTNode]:

@@ -59,7 +59,7 @@ class JitOfFreshCallable(Rule):
             when = f"on every call of `{owner.name}`, which runs in a loop"
             fix = "create the jitted function once (at module level, in `__init__`, or in a factory) and reuse it"
         head = f"`{self.source(created)}`" if isinstance(created, cst.Call) else f"`@{transform}`"
-        msg = (f"{head} compiles {what}, a new function object {when}, so JAX compiles it "
+        msg = (f"{head} wraps {what}, a new object {when}, so JAX compiles it "
                f"again each time (tens of ms, against microseconds for a cached call); "
                f"{fix}, passing what changes as arguments")
         yield self.report(created if isinstance(created, cst.Call) else created.name, msg, owner,
@@ -83,7 +83,7 @@ class JitOfFreshCallable(Rule):
             return None
         if isinstance(target, cst.Attribute):
             if self._bound_method(target):
-                return (f"the bound method `{self.source(target)}` (a new object on each access)",
+                return (f"the bound method `{self.source(target)}` (each access makes one)",
                         target.attr.value)
             return None
         if isinstance(target, cst.Name):

@@ -1,0 +1,73 @@
+"""JAX404: an unhashable value (list, dict, set, array) passed to a static parameter."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint import jax_api
+from jaxlint.rules import _recompile as rc
+from jaxlint.rules.base import Rule
+
+_LITERALS = {cst.List: "a list", cst.Dict: "a dict", cst.Set: "a set", cst.ListComp: "a list",
+             cst.DictComp: "a dict", cst.SetComp: "a set"}
+_BUILTINS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
+             "builtins.bytearray": "a bytearray"}
+
+
+class UnhashableStaticArg(Rule):
+    code = "JAX404"
+    name = "unhashable-static-arg"
+    summary = "an unhashable value (list, dict, set, array) passed to a static argument"
+    confirm_kind = "trace-error"
+    raises = "ValueError"
+
+    def check(self):
+        model = self.model
+        for call in model.nodes(cst.Call):
+            callee = rc.jitted_callee(model, call)
+            if callee is None or not callee.static:
+                continue
+            for param, arg in callee.bind(call):
+                if param not in callee.static:
+                    continue
+                kind = self._unhashable(arg)
+                if kind is None:
+                    continue
+                fix = ("pass a tuple instead" if kind in ("a list", "a set") else
+                       "pass a hashable value (a tuple, a frozen dataclass)" if kind == "a dict" else
+                       "pass it as a traced (non-static) argument, or as a tuple")
+                msg = (f"static argument `{param}` of `{callee.label}` gets {kind}, which is "
+                       f"unhashable: the call raises ValueError: Non-hashable static arguments "
+                       f"are not supported; {fix}")
+                yield self.report(arg, msg, model.function_of(call), static_arg=param)
+
+    def _unhashable(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        model = self.model
+        for t, kind in _LITERALS.items():
+            if isinstance(expr, t):
+                return kind
+        if isinstance(expr, cst.Call):
+            q = model.qualname(expr.func)
+            if q in _BUILTINS:
+                return _BUILTINS[q]
+            if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS:
+                return "a NumPy array"
+            if jax_api.array_module_function(q) and q.startswith("jax.numpy.") \
+                    and q in jax_api.JAX_ARRAY_CONSTRUCTORS:
+                return "a JAX array"
+            return None
+        if isinstance(expr, cst.Name) and depth == 0:
+            # `sizes = [1, 2]` ... `f(x, sizes)`: every binding makes the same unhashable kind.
+            bindings = model.scope_of(expr).lookup(expr.value)
+            kinds = set()
+            for b in bindings or ():
+                node = b.node
+                if b.kind != "assign" or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                        or not isinstance(node.targets[0].target, cst.Name):
+                    return None
+                kinds.add(self._unhashable(node.value, depth + 1))
+            if len(kinds) == 1:
+                return kinds.pop()
+        return None
