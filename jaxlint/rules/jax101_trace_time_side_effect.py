@@ -1,0 +1,105 @@
+"""JAX101: `print`, logging and file writes in traced code run at trace time only."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.rules._impurity import call_name, trace_time_function, where
+from jaxlint.rules.base import Rule
+
+#: Calls that write to the console, a log or a file.
+_PRINTS = frozenset({"builtins.print", "sys.stdout.write", "sys.stderr.write"})
+_OPENS = frozenset({"builtins.open", "io.open"})
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
+                         "fatal", "log"})
+_LOG_MODULES = ("logging", "absl.logging")
+_GET_LOGGER = frozenset({"logging.getLogger", "absl.logging.get_absl_logger"})
+
+
+class TraceTimeSideEffect(Rule):
+    code = "JAX101"
+    name = "trace-time-side-effect"
+    summary = "print / logging / file writes in traced code run once, at trace time, on tracers"
+    severity = "warning"
+    confirm_kind = "print"
+
+    def check(self):
+        model = self.model
+        for call in model.nodes(cst.Call):
+            what = self._effect(call)
+            if what is None:
+                continue
+            # grad alone runs the Python code on every call with concrete primal
+            # values (GradTracer(primal=1.0, ...)): printing there works.
+            func = trace_time_function(model, call, "abstract")
+            if func is None:
+                continue
+            name = call_name(model, call)
+            if what == "open":
+                fix = ("write files outside the traced function, or from "
+                       "jax.debug.callback / jax.experimental.io_callback")
+            elif what == "log":
+                fix = ("log from jax.debug.callback(lambda v: ..., x), or use jax.debug.print "
+                       "to see values on every call")
+            else:
+                fix = 'use jax.debug.print("{}", x) to print values on every call'
+            tracer = self._shows_tracer(call)
+            if func.cached:
+                shows = " shows tracers instead of values," if tracer else ""
+                msg = (f"`{name}(...)` {where(func)} runs once, at trace time,{shows} and is "
+                       f"skipped by later calls; {fix}")
+            elif tracer:
+                msg = (f"`{name}(...)` {where(func)} shows tracers, not values, on every call; {fix}")
+            else:
+                continue  # vmap reruns the Python code on every call: a static message is fine
+            yield self.report(call, msg, func, call=name, cached=func.cached)
+
+    def _shows_tracer(self, call: cst.Call) -> bool:
+        """Whether an argument holds a traced value (also inside an f-string)."""
+        stack = [a.value for a in call.args]
+        while stack:
+            node = stack.pop()
+            if self.model.value(node).traced:
+                return True
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                continue
+            stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+        return False
+
+    def _effect(self, call: cst.Call) -> Optional[str]:
+        model = self.model
+        q = model.qualname(call.func)
+        if q in _PRINTS:
+            return "print"
+        if q in _OPENS:
+            return "open"
+        if q is not None:
+            module, _, attr = q.rpartition(".")
+            if module in _LOG_MODULES and attr in _LOG_LEVELS:
+                return "log"
+            return None
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _LOG_LEVELS \
+                and self._is_logger(func.value):
+            return "log"
+        return None
+
+    def _is_logger(self, expr: cst.BaseExpression) -> bool:
+        """`logging.getLogger(...)`, or a name bound only to it."""
+        model = self.model
+        if isinstance(expr, cst.Call):
+            return model.qualname(expr.func) in _GET_LOGGER
+        if not isinstance(expr, cst.Name):
+            return False
+        bindings = model.scope_of(expr).lookup(expr.value)
+        if not bindings:
+            return False
+        for b in bindings:
+            if b.kind != "assign" or not isinstance(b.node, (cst.Assign, cst.AnnAssign)):
+                return False
+            value = b.node.value
+            if not (isinstance(value, cst.Call) and model.qualname(value.func) in _GET_LOGGER):
+                return False
+        return True

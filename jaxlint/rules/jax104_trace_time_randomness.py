@@ -1,0 +1,89 @@
+"""JAX104: NumPy / `random` draws and clock reads in jitted code are baked in at trace time."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.rules._impurity import outlives_trace, trace_time_function, where
+from jaxlint.rules.base import Rule
+
+#: Modules whose functions draw a new random number on every Python call.
+_RANDOM_MODULES = ("numpy.random", "random")
+#: Functions of those modules that do not draw: seeding and generator constructors.
+_NOT_DRAWS = frozenset({
+    "seed", "get_state", "set_state", "getstate", "setstate", "default_rng", "RandomState",
+    "Generator", "SeedSequence", "BitGenerator", "PCG64", "PCG64DXSM", "MT19937", "Philox",
+    "SFC64", "Random", "SystemRandom",
+})
+#: Generator constructors: methods of what they return draw random numbers.
+_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState",
+                         "numpy.random.Generator", "random.Random"})
+#: Clock and entropy reads.
+_CLOCKS = frozenset({
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
+    "time.monotonic_ns", "time.process_time", "time.process_time_ns",
+    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
+    "datetime.date.today", "uuid.uuid1", "uuid.uuid4", "os.urandom",
+})
+
+
+class TraceTimeRandomness(Rule):
+    code = "JAX104"
+    name = "trace-time-randomness"
+    summary = "NumPy / `random` draws and clock reads in jitted code are baked in at trace time"
+    confirm_kind = "stale-global"
+
+    def check(self):
+        model = self.model
+        for call in model.nodes(cst.Call):
+            kind = self._kind(call)
+            if kind is None:
+                continue
+            # Only cached traces freeze the value; vmap and grad rerun the Python code.
+            func = trace_time_function(model, call, "cached")
+            if func is None:
+                continue
+            name = " ".join(model.module.code_for_node(call.func).split())
+            if kind == "clock":
+                msg = (f"`{name}()` {where(func)} is read once, at trace time: every call returns "
+                       f"the same baked-in value; read the clock outside the jitted function and "
+                       f"pass it in as an argument")
+            else:
+                msg = (f"`{name}()` {where(func)} draws once, at trace time: every call reuses the "
+                       f"same baked-in numbers; use jax.random with a key argument "
+                       f"(jax.random.split it per call)")
+            yield self.report(call, msg, func, baked=name)
+
+    def _kind(self, call: cst.Call) -> Optional[str]:
+        model = self.model
+        q = model.qualname(call.func)
+        if q in _CLOCKS:
+            return "clock"
+        if q is not None:
+            module, _, attr = q.rpartition(".")
+            if module in _RANDOM_MODULES and attr not in _NOT_DRAWS:
+                return "random"
+            return None
+        # rng.normal() on a generator made outside the trace.
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and self._external_generator(func.value):
+            return "random"
+        return None
+
+    def _external_generator(self, name: cst.Name) -> bool:
+        model = self.model
+        func = model.function_of(name)
+        if func is None or outlives_trace(model, name, func) is None:
+            return False
+        bindings = model.scope_of(name).lookup(name.value)
+        if not bindings:
+            return False
+        for b in bindings:
+            value = getattr(b.node, "value", None)
+            if b.kind != "assign" or not isinstance(value, cst.Call) \
+                    or model.qualname(value.func) not in _GENERATORS:
+                return False
+        return True
