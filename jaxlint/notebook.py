@@ -1,0 +1,253 @@
+"""Jupyter notebooks: lint the code cells together, as the kernel runs them.
+
+The code cells are concatenated in order into one module (a name defined in
+cell 2 is known in cell 5), parsed once, and each finding is mapped back to its
+cell and to the line and column within that cell.
+
+Cells are numbered as ruff numbers them: 1-based, counting every cell,
+markdown and raw cells included, so `cell 3` is the third cell of the file.
+
+IPython syntax is not Python. Each such line becomes a placeholder of the same
+line count, so line numbers stay exact:
+- `%timeit f(x)` / `%time f(x)` keep their statement (shifted left; columns are
+  mapped back), so a finding in it still shows;
+- other line magics, `!shell` lines and `obj?` help become `pass`;
+- `x = !ls` / `x = %sx ls` become `x = _ipython_magic()` (a value of unknown kind);
+- a cell magic that runs Python (`%%time`, `%%timeit`, `%%capture`, ...) keeps its body;
+  any other (`%%bash`, `%%writefile`, `%%html`, ...) skips the whole cell.
+A cell that still does not parse is skipped with one diagnostic, and the others
+are linted.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from dataclasses import dataclass, replace
+from typing import Optional, Union
+
+from jaxlint.config import Settings
+from jaxlint.finding import Diagnostic, Finding
+from jaxlint.source import MAX_FILE_BYTES
+
+# Cell magics whose body is Python run in the user's namespace.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "mprun"})
+# Line magics whose argument is a Python statement run in the user's namespace.
+STATEMENT_LINE_MAGICS = frozenset({"time", "timeit"})
+# `%timeit` options that take a value (`-n 10`, `-r3`).
+_TIMEIT_VALUE_OPTIONS = frozenset({"-n", "-r", "-p"})
+
+_ASSIGN_MAGIC = re.compile(r"^(?P<lhs>\s*[A-Za-z_][\w.,\s\[\]()*]*?\s*=\s*)(?P<rhs>[!%].*)$")
+_HELP = re.compile(r"^\s*(\?\??[\w.]+|[\w.]+\?\??)\s*$")
+
+
+@dataclass
+class CellCode:
+    number: int  # 1-based, counting every cell
+    source: str  # the cell's own text
+    python: list[str]  # the same number of lines, IPython syntax replaced
+    offsets: list[int]  # per line: columns removed from the start of the line
+
+
+@dataclass
+class Notebook:
+    path: str
+    cells: list[CellCode]
+    language: str = "python"
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _statement_magic(line: str) -> Optional[tuple[str, int]]:
+    """`%timeit -n 10 f(x)` -> ("f(x)", removed columns), or None."""
+    stripped = line.lstrip()
+    m = re.match(r"%(\w+)", stripped)
+    if not m or m.group(1) not in STATEMENT_LINE_MAGICS:
+        return None
+    rest_at = len(_indent(line)) + m.end()
+    tokens = re.finditer(r"\S+", line[rest_at:])
+    start = None
+    skip_next = False
+    for tok in tokens:
+        text = tok.group()
+        if skip_next:
+            skip_next = False
+            continue
+        if text.startswith("-") and m.group(1) == "timeit" and re.fullmatch(r"-[a-z]\w*", text):
+            skip_next = text in _TIMEIT_VALUE_OPTIONS
+            continue
+        start = rest_at + tok.start()
+        break
+    if start is None:
+        return None
+    statement = line[start:]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(statement)
+    except SyntaxError:
+        return None
+    return _indent(line) + statement, start - len(_indent(line))
+
+
+def _python_line(line: str) -> tuple[str, int]:
+    """One line of IPython as Python of the same extent: (text, columns removed)."""
+    stripped = line.lstrip()
+    if not stripped:
+        return line, 0
+    if stripped.startswith("%"):
+        kept = _statement_magic(line)
+        if kept is not None:
+            return kept
+        return _indent(line) + "pass", 0
+    if stripped.startswith("!") or _HELP.match(line):
+        return _indent(line) + "pass", 0
+    m = _ASSIGN_MAGIC.match(line)
+    if m and not stripped.startswith("#"):
+        return m.group("lhs") + "_ipython_magic()", 0
+    return line, 0
+
+
+def _cell_python(source: str) -> Optional[tuple[list[str], list[int]]]:
+    """The cell as Python lines (None: a cell magic that does not run Python)."""
+    lines = source.splitlines()
+    out: list[str] = []
+    offsets: list[int] = []
+    first = next((i for i, l in enumerate(lines) if l.strip()), None)
+    body_start = 0
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        m = re.match(r"%%(\w+)", lines[first].lstrip())
+        if not m or m.group(1) not in PYTHON_CELL_MAGICS:
+            return None
+        out.extend([""] * first + ["pass"])
+        offsets.extend([0] * (first + 1))
+        body_start = first + 1
+    for line in lines[body_start:]:
+        text, offset = _python_line(line)
+        out.append(text)
+        offsets.append(offset)
+    return out, offsets
+
+
+def _parses(lines: list[str]) -> Optional[SyntaxError]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse("\n".join(lines) + "\n")
+    except SyntaxError as exc:
+        return exc
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return SyntaxError(str(exc))
+    return None
+
+
+def load(path: str, data: Optional[bytes] = None) -> Union[Notebook, Diagnostic]:
+    """The notebook's code cells, or one diagnostic saying why it cannot be read."""
+    if data is None:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            return Diagnostic(path, f"cannot read notebook: {exc.strerror or exc}")
+    if len(data) > MAX_FILE_BYTES:
+        return Diagnostic(path, f"notebook is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
+    try:
+        nb = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        return Diagnostic(path, f"notebook is not valid UTF-8: {exc.reason} at byte {exc.start}")
+    except json.JSONDecodeError as exc:
+        return Diagnostic(path, f"notebook is not valid JSON: {exc.msg} (line {exc.lineno}, "
+                                f"column {exc.colno})", line=exc.lineno, col=exc.colno)
+    except RecursionError:
+        return Diagnostic(path, "notebook JSON is nested too deeply; skipped")
+    if not isinstance(nb, dict):
+        return Diagnostic(path, "notebook is not a JSON object")
+    cells = nb.get("cells")
+    if cells is None:
+        if "worksheets" in nb:
+            return Diagnostic(path, "nbformat 3 notebooks are not supported; "
+                                    "convert with `jupyter nbconvert --to notebook`")
+        return Diagnostic(path, "notebook has no `cells` list")
+    if not isinstance(cells, list):
+        return Diagnostic(path, "notebook `cells` is not a list")
+    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+    lang = ((meta.get("language_info") or {}).get("name")
+            or (meta.get("kernelspec") or {}).get("language") or "python")
+    out = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            return Diagnostic(path, f"cell {number} is not a JSON object")
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        if isinstance(src, list) and all(isinstance(s, str) for s in src):
+            src = "".join(src)
+        elif not isinstance(src, str):
+            return Diagnostic(path, f"cell {number}: `source` is not a string or a list of strings")
+        converted = _cell_python(src)
+        if converted is None:
+            continue
+        out.append(CellCode(number, src, *converted))
+    return Notebook(path, out, str(lang).lower())
+
+
+def cell_sources(path: str) -> dict[int, str]:
+    """Each code cell's own text by cell number (empty when unreadable)."""
+    nb = load(path)
+    return {} if isinstance(nb, Diagnostic) else {c.number: c.source for c in nb.cells}
+
+
+def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
+    from jaxlint.linter import FileResult, lint_text
+
+    result = FileResult(path)
+    nb = load(path, data)
+    if isinstance(nb, Diagnostic):
+        result.diagnostics.append(nb)
+        return result
+    if nb.language != "python":
+        return result  # an R or Julia notebook: nothing for jaxlint
+    lines: list[str] = []
+    where: list[tuple[int, int, int]] = []  # per module line: (cell, line in cell, offset)
+    for cell in nb.cells:
+        err = _parses(cell.python)
+        if err is not None:
+            if _parses_with_top_level_await(cell.python):
+                continue  # IPython's autoawait: valid in a notebook, not analysable as a module
+            line = err.lineno or 1
+            result.diagnostics.append(Diagnostic(
+                path, f"cell {cell.number}, line {line}: SyntaxError: {err.msg}; cell skipped",
+                code="E999"))
+            continue
+        for i, text in enumerate(cell.python, 1):
+            lines.append(text)
+            where.append((cell.number, i, cell.offsets[i - 1]))
+    if not lines:
+        return result
+    module = lint_text("\n".join(lines) + "\n", path, settings)
+    result.diagnostics.extend(module.diagnostics)
+    result.findings = [_to_cell(f, where) for f in module.findings]
+    result.findings.sort(key=lambda f: f.sort_key)
+    return result
+
+
+def _parses_with_top_level_await(lines: list[str]) -> bool:
+    try:
+        compile("\n".join(lines) + "\n", "<cell>", "exec",
+                flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _to_cell(f: Finding, where: list[tuple[int, int, int]]) -> Finding:
+    cell, line, offset = where[f.line - 1]
+    end_cell, end_line, end_offset = where[min(f.end_line, len(where)) - 1]
+    if end_cell != cell:  # cannot happen: a node lies within one cell
+        end_line, end_offset = line, offset
+    return replace(f, cell=cell, line=line, col=f.col + offset,
+                   end_line=end_line, end_col=f.end_col + end_offset)
