@@ -1,0 +1,266 @@
+"""What confirm mode knows before running anything: a plan per finding, from the static model.
+
+Runs in the parent process (libcst, never jax). For the flagged function and each
+function enclosing it, it lists the parameters with what the source says about them:
+static or traced, a default, an annotation (jaxtyping dims), literal call sites in the
+same module (`f(jnp.ones((3, 4)), 2)`), and whether the value is used as a size
+(`range(n)`, `jnp.zeros(n)`), which needs an int32 rather than a float32.
+The plan is plain JSON, handed to the worker.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jaxlint.engine import FileModel
+from jaxlint.engine.functions import FunctionInfo
+from jaxlint.source import parse_source, read_source
+
+# Calls whose arguments are sizes: a traced value there must be an int32 to reach the line.
+_SIZE_CALLS = frozenset({
+    "builtins.range", "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
+    "jax.numpy.arange", "jax.numpy.eye", "jax.numpy.reshape", "jax.numpy.tile", "jax.numpy.repeat",
+    "numpy.zeros", "numpy.ones", "numpy.arange", "numpy.empty", "numpy.full",
+    "jax.lax.fori_loop", "jax.lax.dynamic_slice",
+})
+_SIZE_METHODS = frozenset({"reshape", "repeat", "tile"})
+# Array constructors at call sites: `jnp.ones((3, 4))` gives the shape (3, 4).
+_SHAPE_CTORS = frozenset({
+    "jax.numpy.ones", "jax.numpy.zeros", "jax.numpy.empty", "numpy.ones", "numpy.zeros",
+    "numpy.empty", "jax.numpy.full", "numpy.full",
+})
+_RANDOM_CTORS = frozenset({"jax.random.normal", "jax.random.uniform", "numpy.random.randn",
+                           "numpy.random.rand"})
+_KEY_CTORS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
+# jaxtyping dtype prefixes.
+_JAXTYPING = {"Float": "float32", "Float32": "float32", "Int": "int32", "Int32": "int32",
+              "Integer": "int32", "Bool": "bool", "Shaped": "float32", "Num": "float32",
+              "Real": "float32", "Inexact": "float32"}
+_KEY_NAME = re.compile(r"(^|_)(key|rng|prng)(s?$|_)|^(key|rng)", re.I)
+
+
+def file_plans(path: str, findings) -> dict[int, dict[str, Any]]:
+    """A plan per finding (keyed by its index in `findings`); empty on parse failure."""
+    text = read_source(path)
+    if not isinstance(text, str):
+        return {}
+    module = parse_source(text, path)
+    if not isinstance(module, cst.Module):
+        return {}
+    try:
+        model = FileModel.build(module, path)
+    except RecursionError:
+        return {}
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    planner = _Planner(model, positions)
+    return {i: planner.plan(f) for i, f in enumerate(findings)}
+
+
+class _Planner:
+    def __init__(self, model: FileModel, positions):
+        self.model = model
+        self.positions = positions
+        self.by_name: dict[str, list[FunctionInfo]] = {}
+        for info in model.functions:
+            self.by_name.setdefault(info.qualname, []).append(info)
+        self._calls: Optional[dict[FunctionInfo, list[cst.Call]]] = None
+
+    def line(self, node) -> int:
+        pos = self.positions.get(node)
+        return pos.start.line if pos else 0
+
+    def find(self, qualname: Optional[str], line: Optional[int]) -> Optional[FunctionInfo]:
+        cands = self.by_name.get(qualname or "", [])
+        for info in cands:
+            if line is None or self.line(info.node) == line:
+                return info
+        return cands[0] if len(cands) == 1 else None
+
+    def plan(self, finding) -> dict[str, Any]:
+        info = self.find(finding.function, finding.function_line)
+        chain = []
+        while info is not None:
+            chain.append(self.function_plan(info))
+            info = info.enclosing
+        return {"functions": chain}
+
+    def function_plan(self, info: FunctionInfo) -> dict[str, Any]:
+        static = set(info.static_params)
+        for ctx in info.contexts.values():
+            static |= ctx.static
+        sizes = self.size_params(info)
+        sites = self.call_site_args(info)
+        params = []
+        for name in info.positional + info.kwonly:
+            p: dict[str, Any] = {"name": name, "static": name in static,
+                                 "default": name in info.defaults, "size": name in sizes,
+                                 "kwonly": name in info.kwonly}
+            ann = info.annotations.get(name)
+            if ann is not None:
+                p.update(_annotation_spec(self.model, ann))
+            if _KEY_NAME.search(name):
+                p.setdefault("key", True)
+            for site in sites.get(name, ()):
+                p.setdefault("site", site)
+            params.append(p)
+        return {"qualname": info.qualname, "line": self.line(info.node),
+                "is_method": info.is_method, "params": params,
+                "jitted": any("jit" in c.transforms and c.via in ("decorator", "wrapper")
+                              for c in info.contexts.values())}
+
+    def size_params(self, info: FunctionInfo) -> set[str]:
+        names = set(info.all_params)
+        out: set[str] = set()
+        for call in self.model.nodes(cst.Call):
+            if self.model.function_of(call) is not info:
+                continue
+            q = self.model.qualname(call.func)
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if q in _SIZE_CALLS or method in _SIZE_METHODS:
+                args = call.args if q != "jax.lax.fori_loop" else call.args[:2]
+                for a in args:
+                    out |= _names(a.value) & names
+        return out
+
+    def call_site_args(self, info: FunctionInfo) -> dict[str, list[dict[str, Any]]]:
+        """Literal arguments at same-module call sites, by parameter name."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        params = info.positional[1:] if info.is_method else info.positional
+        for call in self.model.nodes(cst.Call):
+            target = None
+            if isinstance(call.func, cst.Name):
+                target = self.model.resolve_function(call.func)
+                if target is None:
+                    target = self._jit_alias(call.func)
+            elif isinstance(call.func, cst.Attribute) and info.is_method \
+                    and call.func.attr.value == info.name:
+                target = info
+            if target is not info:
+                continue
+            pos = 0
+            for a in call.args:
+                if a.star:
+                    break
+                name = a.keyword.value if a.keyword is not None else (
+                    params[pos] if pos < len(params) else None)
+                if a.keyword is None:
+                    pos += 1
+                if name is None:
+                    continue
+                spec = _literal_spec(self.model, a.value)
+                if spec is not None:
+                    out.setdefault(name, []).append(spec)
+        return out
+
+    def _jit_alias(self, name: cst.Name) -> Optional[FunctionInfo]:
+        """`f_jit = jax.jit(f)`: a call of `f_jit` is a call of `f`."""
+        binding = self.model.module_scope.lookup(name.value)
+        node = getattr(binding, "node", None) if binding is not None else None
+        value = getattr(node, "value", None)
+        if isinstance(value, cst.Call) and value.args:
+            inner = value.args[0].value
+            if isinstance(inner, cst.Name):
+                return self.model.resolve_function(inner)
+        return None
+
+
+def _names(expr: cst.CSTNode) -> set[str]:
+    out, stack = set(), [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)
+    return out
+
+
+def _literal(expr: cst.BaseExpression) -> Any:
+    """A JSON-able Python literal, or raises ValueError."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return -_literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [_literal(e.value) for e in expr.elements]
+    raise ValueError
+
+
+def _dtype_of(model, call: cst.Call, default: str) -> str:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "dtype":
+            q = model.qualname(a.value) or ""
+            return q.rsplit(".", 1)[-1] or default
+    return default
+
+
+def _literal_spec(model, expr: cst.BaseExpression) -> Optional[dict[str, Any]]:
+    """What a call-site argument tells: a static literal, an array shape, a PRNG key."""
+    try:
+        value = _literal(expr)
+        if isinstance(value, list):
+            return {"value": value, "list": True}
+        return {"value": value}
+    except ValueError:
+        pass
+    if not isinstance(expr, cst.Call) or not expr.args:
+        return None
+    q = model.qualname(expr.func)
+    try:
+        if q in _SHAPE_CTORS:
+            shape = _literal(expr.args[0].value)
+            shape = shape if isinstance(shape, list) else [shape]
+            return {"shape": shape, "dtype": _dtype_of(model, expr, "float32")}
+        if q in _RANDOM_CTORS:
+            if q.startswith("numpy"):
+                return {"shape": [_literal(a.value) for a in expr.args], "dtype": "float32"}
+            if len(expr.args) > 1:
+                shape = _literal(expr.args[1].value)
+                return {"shape": shape if isinstance(shape, list) else [shape], "dtype": "float32"}
+        if q == "jax.numpy.arange":
+            return {"shape": [_literal(expr.args[-1].value)], "dtype": _dtype_of(model, expr, "int32")}
+        if q in ("jax.numpy.array", "jax.numpy.asarray"):
+            value = _literal(expr.args[0].value)
+            shape = _shape_of_nested(value)
+            is_float = "." in model.module.code_for_node(expr.args[0].value)
+            return {"shape": shape, "dtype": _dtype_of(model, expr, "float32" if is_float else "int32")}
+    except (ValueError, TypeError):
+        return None
+    if q in _KEY_CTORS:
+        return {"key": True}
+    return None
+
+
+def _shape_of_nested(value) -> list[int]:
+    shape = []
+    while isinstance(value, list):
+        shape.append(len(value))
+        value = value[0] if value else None
+    return shape
+
+
+def _annotation_spec(model, ann: cst.BaseExpression) -> dict[str, Any]:
+    """`int` / `bool` / `float`, or jaxtyping `Float[Array, "b 3"]`."""
+    q = model.qualname(ann) or ""
+    if isinstance(ann, cst.Name) and ann.value in ("int", "bool", "float", "str"):
+        return {"annotation": ann.value}
+    if q.endswith("PRNGKeyArray") or q.endswith(".Key") or q == "jax.Array" and False:
+        return {"key": True}
+    if isinstance(ann, cst.Subscript) and len(ann.slice) == 2:
+        head = ann.value.value if isinstance(ann.value, cst.Name) else (
+            ann.value.attr.value if isinstance(ann.value, cst.Attribute) else "")
+        dims = ann.slice[1].slice
+        if head in _JAXTYPING and isinstance(dims, cst.Index) \
+                and isinstance(dims.value, cst.SimpleString):
+            return {"dims": str(dims.value.evaluated_value), "dtype": _JAXTYPING[head]}
+        if head == "Key" or head == "PRNGKeyArray":
+            return {"key": True}
+    return {}

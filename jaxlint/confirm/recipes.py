@@ -1,0 +1,482 @@
+"""One recipe per confirm kind (worker side): run the flagged code and judge what JAX did.
+
+Each recipe returns a verdict dict: verdict, summary, evidence, shapes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import types
+from typing import Any, Callable, Optional
+
+import jax
+import numpy as np
+
+from jaxlint.confirm import synth
+from jaxlint.confirm.target import Entry, LineWatch, code_key, find_entry, frame_lines
+
+CONFIRMED, NOT_REPRODUCED, COULD_NOT_RUN = "confirmed", "not reproduced", "could not run"
+_TRACER = re.compile(r"Tracer|Traced<")
+# The one error matched on text: `jnp.zeros(n)` raises a plain TypeError with this wording.
+_SHAPE_ERROR = "Shapes must be 1D sequences of concrete values of integer type"
+
+
+def verdict(kind: str, summary: str, evidence: str = "", shapes: str = "") -> dict[str, Any]:
+    return {"verdict": kind, "summary": summary, "evidence": evidence, "shapes": shapes}
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
+
+
+class Job:
+    """One finding to confirm, with what the worker knows about its file."""
+
+    def __init__(self, module, path: str, finding: dict, target_code: Optional[types.CodeType],
+                 state: dict):
+        self.module = module
+        self.path = path
+        self.f = finding
+        self.line = finding["line"]
+        self.end_line = max(finding.get("end_line") or self.line, self.line)
+        self.confirm = finding.get("confirm") or {}
+        self.plan = finding.get("plan") or {}
+        self.target = target_code
+        self.key = code_key(target_code) if target_code is not None else None
+        self.state = state  # compile counts and cache-miss records, shared with the worker
+
+    # ------------------------------------------------------------------ calling
+    def entry(self) -> Entry:
+        if self.key is None:
+            raise Unrunnable(f"the function `{self.f.get('function')}` was not found in the source")
+        entry = find_entry(self.module, self.path, self.key)
+        if entry is None:
+            raise Unrunnable(f"`{self.f.get('function')}` is not reachable from module level "
+                             f"(neither it nor an enclosing function is a module attribute)")
+        return entry
+
+    def fplan(self, entry: Entry) -> dict:
+        code = entry.code
+        best = None
+        for fp in self.plan.get("functions", []):
+            if fp["qualname"].rsplit(".", 1)[-1] == code.co_name and fp["line"] >= code.co_firstlineno:
+                if best is None or fp["line"] < best["line"]:
+                    best = fp
+        return best or {}
+
+    def callables(self, entry: Entry):
+        """(signature, skip_first, static names, jitted callable, eager callable)."""
+        fplan = self.fplan(entry)
+        static = {p["name"] for p in fplan.get("params", []) if p.get("static")}
+        obj = entry.obj
+        if isinstance(obj, staticmethod):
+            obj = obj.__func__
+        elif isinstance(obj, classmethod):
+            raise Unrunnable("classmethods are not confirmed")
+        info = getattr(obj, "_jit_info", None)
+        if info is not None:
+            sig = info.fun_signature or inspect.signature(obj)
+            names = list(sig.parameters)
+            static |= set(info.static_argnames) | {names[i] for i in info.static_argnums if i < len(names)}
+        else:
+            try:
+                sig = inspect.signature(obj)
+            except (TypeError, ValueError) as exc:
+                raise Unrunnable(f"no signature: {exc}") from None
+        is_method = entry.owner is not None and not isinstance(entry.obj, staticmethod) \
+            and list(sig.parameters)[:1] == ["self"]
+        if is_method:
+            instance = self.instance(entry.owner)
+            if entry.jitted:
+                jitted = lambda *a, **k: obj(instance, *a, **k)  # noqa: E731
+                jitted.trace = lambda *a, **k: obj.trace(instance, *a, **k)
+                eager = jitted
+            else:
+                bound = getattr(instance, entry.attr)
+                jitted = jax.jit(bound, static_argnames=tuple(static - {"self"}))
+                eager = bound
+        elif entry.jitted:
+            jitted = eager = obj
+        else:
+            jitted = jax.jit(obj, static_argnames=tuple(static))
+            eager = obj
+        return sig, is_method, static, jitted, eager
+
+    def instance(self, cls: type):
+        try:
+            return cls()
+        except Exception as first:
+            try:
+                init = inspect.signature(cls)
+                args = [{"int": 4, "float": 1.0, "bool": True, "str": "a"}.get(
+                    getattr(p.annotation, "__name__", ""), 4)
+                    for p in init.parameters.values()
+                    if p.default is inspect.Parameter.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                return cls(*args)
+            except Exception:
+                raise Unrunnable(f"cannot build `self`: {cls.__name__}() raised "
+                                 f"{first_line(first)}") from None
+
+    def args_list(self, entry: Entry, sig, is_method: bool, static: set, concrete: bool):
+        fplan = self.fplan(entry)
+        out, errors = [], []
+        for step in range(synth.steps_for(fplan)):
+            try:
+                a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method)
+            except Exception as exc:  # noqa: BLE001 - a parameter we cannot build
+                errors.append(str(exc))
+                continue
+            if all(a.shapes != b.shapes for b in out):
+                out.append(a)
+        if not out:
+            raise Unrunnable("no arguments could be built: " + "; ".join(errors[:1]))
+        return out
+
+    def watch(self) -> LineWatch:
+        return LineWatch(self.path)
+
+    def ran_line(self, watch: LineWatch) -> int:
+        return watch.ran(self.line, self.end_line)
+
+
+class Unrunnable(Exception):
+    """The finding cannot be run; the message is the reason."""
+
+
+# ---------------------------------------------------------------------- recipes
+def trace_error(job: Job) -> dict:
+    expected = job.confirm.get("expected")
+    if not expected:
+        return verdict(COULD_NOT_RUN, "the rule gave no expected exception")
+    entry = job.entry()
+    sig, is_method, static, jitted, _ = job.callables(entry)
+    tried, ran_clean, last_err = [], None, None
+    for a in job.args_list(entry, sig, is_method, static, concrete=False):
+        tried.append(a.shapes)
+        with job.watch() as w:
+            try:
+                jitted.trace(*a.args, **a.kwargs)
+                exc = None
+            except Exception as e:  # noqa: BLE001 - user code raises anything
+                exc = e
+        if exc is not None:
+            names = [c.__name__ for c in type(exc).__mro__]
+            lines = frame_lines(exc, job.path, job.key)
+            at_line = any(job.line <= n <= job.end_line for n in lines)
+            class_ok = expected in names
+            if expected == "TypeError" and type(exc) is TypeError and _SHAPE_ERROR not in str(exc) \
+                    and job.confirm.get("shape_error"):
+                class_ok = False
+            if class_ok and at_line:
+                return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line}",
+                               first_line(exc), a.shapes)
+            last_err = (exc, a.shapes, lines)
+        elif job.ran_line(w):
+            ran_clean = ran_clean or a.shapes
+    if ran_clean:
+        return verdict(NOT_REPRODUCED, f"traced without error; line {job.line} ran",
+                       f"tried: {' | '.join(tried)}; expected {expected}", ran_clean)
+    if last_err is not None:
+        exc, shapes, lines = last_err
+        where = f"at line {lines[-1]}" if lines else "outside the flagged function"
+        return verdict(COULD_NOT_RUN, f"no argument shapes reached line {job.line}",
+                       f"last error {where}: {first_line(exc)}; tried: {' | '.join(tried)}", shapes)
+    return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
+
+
+def _leaves_equal(a, b) -> bool:
+    la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+    if len(la) != len(lb):
+        return False
+    for x, y in zip(la, lb):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.shape != y.shape or not np.allclose(x, y, equal_nan=True):
+            return False
+    return True
+
+
+def _short(value) -> str:
+    leaves = jax.tree_util.tree_leaves(value)
+    text = ", ".join(np.array2string(np.asarray(x), precision=4, threshold=6) for x in leaves[:2])
+    return " ".join(text.split())[:80]
+
+
+def _concrete_runs(job: Job, body: Callable[[Job, Any, Any, Any], Optional[dict]]) -> dict:
+    """Try the concrete argument sets until `body` gives a verdict; errors are could-not-run."""
+    entry = job.entry()
+    sig, is_method, static, jitted, eager = job.callables(entry)
+    last = None
+    for a in job.args_list(entry, sig, is_method, static, concrete=True):
+        try:
+            result = body(job, a, jitted, eager)
+        except Exception as exc:  # noqa: BLE001
+            last = (exc, a.shapes)
+            continue
+        if result is not None:
+            result.setdefault("shapes", a.shapes)
+            return result
+    if last is not None:
+        return verdict(COULD_NOT_RUN, "the function raised", first_line(last[0]), last[1])
+    return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+
+
+def print_at_trace(job: Job) -> dict:
+    calls = 3
+
+    def body(job, a, jitted, eager):
+        jax.clear_caches()  # the trace cache spans jit wrappers: a cached trace prints nothing
+        out = io.StringIO()
+        with job.watch() as w, contextlib.redirect_stdout(out):
+            for _ in range(calls):
+                jax.block_until_ready(jitted(*a.args, **a.kwargs))
+            jax.effects_barrier()
+        if not job.ran_line(w):
+            return None
+        eager_out = io.StringIO()
+        with jax.disable_jit(), contextlib.redirect_stdout(eager_out):
+            for _ in range(calls):
+                eager(*a.args, **a.kwargs)
+        n_jit = len(out.getvalue().splitlines())
+        n_eager = len(eager_out.getvalue().splitlines())
+        text = out.getvalue().strip().splitlines()
+        shown = text[0][:120] if text else ""
+        tracer = " (a tracer, not a value)" if _TRACER.search(out.getvalue()) else ""
+        if n_jit < n_eager:
+            times = "once" if n_jit == 1 else f"{n_jit} lines"
+            return verdict(CONFIRMED, f"printed {times} in {calls} calls",
+                           f"jit printed {n_jit} line(s) in {calls} calls, without jit "
+                           f"{n_eager}; output: {shown!r}{tracer}")
+        return verdict(NOT_REPRODUCED, f"printed on every call ({n_jit} lines in {calls} calls)",
+                       f"jit printed {n_jit} line(s), without jit {n_eager}; output: {shown!r}")
+
+    return _concrete_runs(job, body)
+
+
+def _changed(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value * 2 + 1
+    if isinstance(value, (np.ndarray, jax.Array)):
+        return value * 2 + 1
+    raise Unrunnable(f"do not know how to change a global of type {type(value).__name__}")
+
+
+def stale_global(job: Job) -> dict:
+    name = job.confirm.get("global_name")
+    if not name:
+        return verdict(COULD_NOT_RUN, "the rule named no global")
+    if not hasattr(job.module, name):
+        raise Unrunnable(f"global `{name}` is not set after import")
+    old = getattr(job.module, name)
+    new = _changed(old)
+
+    def body(job, a, jitted, eager):
+        jax.clear_caches()
+        setattr(job.module, name, old)
+        try:
+            with job.watch() as w:
+                before = jitted(*a.args, **a.kwargs)
+            if not job.ran_line(w):
+                return None
+            setattr(job.module, name, new)
+            after = jitted(*a.args, **a.kwargs)
+            with jax.disable_jit():
+                fresh = eager(*a.args, **a.kwargs)
+        finally:
+            setattr(job.module, name, old)
+        change = f"after {name} changed {_short(old)} -> {_short(new)}"
+        if not _leaves_equal(after, fresh):
+            same = " (unchanged)" if _leaves_equal(before, after) else ""
+            return verdict(CONFIRMED, f"stale {name}: jit returned {_short(after)}, eager {_short(fresh)}",
+                           f"{change}: jit returned {_short(after)}{same}, "
+                           f"without jit {_short(fresh)}")
+        return verdict(NOT_REPRODUCED, f"jit saw the new {name}",
+                       f"{change}: jit and eager both returned {_short(after)}")
+
+    return _concrete_runs(job, body)
+
+
+def _tracers_in_globals(module) -> list[str]:
+    out = []
+    tracer = jax.core.Tracer
+
+    def look(value, where, depth):
+        if isinstance(value, tracer):
+            out.append(where)
+        elif depth > 0:
+            if isinstance(value, (list, tuple, set)):
+                for i, v in enumerate(list(value)[:100]):
+                    look(v, f"{where}[{i}]", depth - 1)
+            elif isinstance(value, dict):
+                for k, v in list(value.items())[:100]:
+                    look(v, f"{where}[{k!r}]", depth - 1)
+            elif hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType,
+                                                                          types.FunctionType)):
+                for k, v in list(vars(value).items())[:100]:
+                    look(v, f"{where}.{k}", depth - 1)
+
+    for name, value in list(vars(module).items()):
+        if not name.startswith("__"):
+            look(value, name, 3)
+    return out
+
+
+def leak(job: Job) -> dict:
+    entry = job.entry()
+    sig, is_method, static, jitted, _ = job.callables(entry)
+    tried = []
+    for a in job.args_list(entry, sig, is_method, static, concrete=False):
+        tried.append(a.shapes)
+        jax.clear_caches()  # the leak checker fires only on a real trace
+        checker = None
+        with job.watch() as w:
+            try:
+                with jax.checking_leaks():
+                    jitted.trace(*a.args, **a.kwargs)
+            except Exception as exc:  # noqa: BLE001
+                checker = exc
+        if not job.ran_line(w):
+            continue
+        found = _tracers_in_globals(job.module)
+        if self_obj := getattr(jitted, "__self__", None):
+            found += [f"self.{p}" for p in _tracers_in_globals(types.SimpleNamespace(**vars(self_obj)))] \
+                if hasattr(self_obj, "__dict__") else []
+        checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
+        leaked = checker is not None and "Leak" in str(checker)
+        if found:
+            return verdict(CONFIRMED, f"tracer leaked into {found[0]}",
+                           f"after tracing, {', '.join(found[:3])} holds a tracer; {checker_text}",
+                           a.shapes)
+        if leaked:
+            return verdict(CONFIRMED, "jax.checking_leaks() reported a leaked tracer", checker_text,
+                           a.shapes)
+        return verdict(NOT_REPRODUCED, "no tracer leaked",
+                       f"line {job.line} ran under jax.checking_leaks(); no module global holds "
+                       f"a tracer", a.shapes)
+    return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
+
+
+def iterator(job: Job) -> dict:
+    def body(job, a, jitted, eager):
+        jax.clear_caches()
+        with job.watch() as w:
+            got = jitted(*a.args, **a.kwargs)
+        if not job.ran_line(w):
+            return None
+        with jax.disable_jit():
+            want = eager(*a.args, **a.kwargs)
+        if not _leaves_equal(got, want):
+            return verdict(CONFIRMED, f"jit returned {_short(got)}, eager {_short(want)}",
+                           f"the iterator was read once at trace time: jit gave {_short(got)}, "
+                           f"jax.disable_jit() gave {_short(want)}")
+        return verdict(NOT_REPRODUCED, "jit and eager agree", f"both returned {_short(got)}")
+
+    return _concrete_runs(job, body)
+
+
+_MISS_AT = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
+_DEFINED_AT = re.compile(r"defined at (?P<file>.+?):(?P<line>\d+)")
+
+
+def _misses_at(job: Job, records: list[str]) -> list[str]:
+    real = os.path.realpath(job.path)
+    out = []
+    for rec in records:
+        for rx in (_MISS_AT, _DEFINED_AT):
+            m = rx.search(rec)
+            if m and os.path.realpath(m.group("file")) == real \
+                    and job.line <= int(m.group("line")) <= job.end_line:
+                out.append(rec)
+                break
+    return out
+
+
+def recompile(job: Job) -> dict:
+    """Count trace-cache misses attributed to the flagged line while the code runs as written."""
+    state = job.state
+    records = list(state["import_misses"])
+    runs = dict(state["import_lines"])
+    ran = sum(runs.get(n, 0) for n in range(job.line, job.end_line + 1))
+    how = "at import"
+    shapes = ""
+    if ran < 2 and job.key is not None and job.f.get("function"):
+        entry = job.entry()
+        sig, is_method, static, _, eager = job.callables(entry)
+        a = job.args_list(entry, sig, is_method, static, concrete=True)[0]
+        shapes = a.shapes
+        start = len(state["misses"])
+        with job.watch() as w:
+            for _ in range(2):  # the code intends one compile for two calls with the same shapes
+                try:
+                    eager(*a.args, **a.kwargs)
+                except CompileBudget:
+                    break
+        records += state["misses"][start:]
+        ran = job.ran_line(w)
+        how = f"calling {job.f.get('function')} twice"
+    misses = _misses_at(job, records)
+    evidence = misses[-1].strip() if misses else ""
+    if ran == 0:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried {how}", shapes)
+    n = len(misses)
+    if n >= 2:
+        return verdict(CONFIRMED, f"{n} compiles for {ran} calls", evidence, shapes)
+    if job.confirm.get("kind") == "overhead" and ran >= 2:
+        return verdict(CONFIRMED, f"overhead: {n} compile, {ran} x wrapper cost",
+                       f"jax.jit(...) re-created {ran} times ({how}); the trace cache is keyed on "
+                       f"the function, so it compiled {n} time(s) but paid the wrapper cost on "
+                       f"every call", shapes)
+    return verdict(NOT_REPRODUCED, f"{n} compile for {ran} calls",
+                   f"ran {how}; {evidence or 'no cache miss at this line after the first'}", shapes)
+
+
+class CompileBudget(BaseException):
+    """Raised from the compile listener to stop a runaway loop; passes `except Exception`."""
+
+
+def prng(job: Job) -> dict:
+    state = job.state
+    draws = [d for d in state["import_draws"]]
+    how = "at import"
+    if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
+        entry = job.entry()
+        sig, is_method, static, _, eager = job.callables(entry)
+        a = job.args_list(entry, sig, is_method, static, concrete=True)[0]
+        start = len(state["draws"])
+        with jax.disable_jit():  # keys stay concrete, so the draws can be compared
+            eager(*a.args, **a.kwargs)
+        draws = state["draws"][start:]
+        how = f"calling {job.f.get('function')} without jit"
+    here = [d for d in draws if job.line <= d["line"] <= job.end_line]
+    if not here:
+        return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}")
+    for d in here:
+        for other in draws:
+            if other is d or other["key"] != d["key"]:
+                continue
+            same = ", giving identical values" if other["fn"] == d["fn"] and \
+                other["value"] == d["value"] else ""
+            return verdict(CONFIRMED, f"key reused: lines {other['line']} and {d['line']}{same}",
+                           f"{other['fn']} at line {other['line']} -> {other['value']}; "
+                           f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})")
+    return verdict(NOT_REPRODUCED, "every draw used a different key",
+                   f"{len(draws)} draws ({how}); none shares its key with the draw at line {job.line}")
+
+
+RECIPES = {
+    "trace-error": trace_error,
+    "print": print_at_trace,
+    "stale-global": stale_global,
+    "leak": leak,
+    "iterator": iterator,
+    "recompile": recompile,
+    "overhead": recompile,
+    "prng": prng,
+}

@@ -1,0 +1,173 @@
+"""Finding the flagged function at run time, and watching which of its lines run (worker side).
+
+Code objects are identified by (file, qualname, first line): compiling the source again gives
+the same keys as the imported module, so a nested function or a lambda can be found in the
+traceback without holding its function object.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import types
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Optional
+
+
+def code_key(code: types.CodeType) -> tuple[str, int]:
+    return (getattr(code, "co_qualname", code.co_name), code.co_firstlineno)
+
+
+def all_codes(code: types.CodeType):
+    yield code
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield from all_codes(c)
+
+
+def _last_line(code: types.CodeType) -> int:
+    lines = [ln for _, _, ln in code.co_lines() if ln is not None]
+    return max(lines) if lines else code.co_firstlineno
+
+
+def find_target_code(source_code: types.CodeType, qualname: Optional[str],
+                     def_line: Optional[int], line: int) -> Optional[types.CodeType]:
+    """The code object of the flagged function (decorators move co_firstlineno up)."""
+    if not qualname:
+        return None
+    want = qualname.replace(".<locals>", ".<locals>")
+    best = None
+    for code in all_codes(source_code):
+        name = getattr(code, "co_qualname", code.co_name)
+        if name != want and code.co_name != want.rsplit(".", 1)[-1]:
+            continue
+        first = code.co_firstlineno
+        if def_line is not None and first > def_line:
+            continue
+        if not first <= line <= _last_line(code):
+            continue
+        if best is None or first > best.co_firstlineno or name == want and \
+                getattr(best, "co_qualname", best.co_name) != want:
+            best = code
+    return best
+
+
+def contains(outer: types.CodeType, key: tuple[str, int]) -> bool:
+    return any(code_key(c) == key for c in all_codes(outer))
+
+
+@dataclass
+class Entry:
+    """How to call into the flagged code: the object found in the module, and how."""
+
+    obj: Any  # a function, a jitted function, or a method's raw function
+    owner: Optional[type]  # the class, for methods
+    attr: Optional[str]
+    direct: bool  # True: obj is the flagged function; False: it encloses it
+    code: types.CodeType  # obj's own (unwrapped) code
+
+    @property
+    def jitted(self) -> bool:
+        return hasattr(self.obj, "trace") and hasattr(self.obj, "lower")
+
+
+def _unwrap_code(obj) -> Optional[types.CodeType]:
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    try:
+        fn = inspect.unwrap(obj)
+    except Exception:
+        return None
+    return getattr(fn, "__code__", None)
+
+
+def _candidates(module):
+    for name, value in list(vars(module).items()):
+        if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+            for attr, raw in list(vars(value).items()):
+                yield raw, value, attr
+        else:
+            yield value, None, name
+
+
+def find_entry(module, path: str, key: tuple[str, int]) -> Optional[Entry]:
+    """A module-level object whose code is the target (jitted ones first), else one enclosing it."""
+    real = os.path.realpath(path)
+    direct, enclosing = [], []
+    for obj, owner, attr in _candidates(module):
+        code = _unwrap_code(obj)
+        if code is None or os.path.realpath(code.co_filename) != real:
+            continue
+        if code_key(code) == key:
+            direct.append(Entry(obj, owner, attr, True, code))
+        elif contains(code, key):
+            enclosing.append(Entry(obj, owner, attr, False, code))
+    if direct:
+        direct.sort(key=lambda e: not e.jitted)
+        return direct[0]
+    if enclosing:
+        # The outermost: the one whose code is not inside another candidate.
+        enclosing.sort(key=lambda e: (not e.jitted, e.code.co_firstlineno))
+        return enclosing[0]
+    return None
+
+
+class LineWatch:
+    """sys.settrace restricted to one file: counts the lines that ran, per line number."""
+
+    def __init__(self, path: str, keys: Optional[set] = None):
+        self.real = os.path.realpath(path)
+        self.keys = keys
+        self.counts: Counter = Counter()
+        self._seen: dict[types.CodeType, bool] = {}
+        self._old = None
+
+    def _wanted(self, code) -> bool:
+        hit = self._seen.get(code)
+        if hit is None:
+            hit = code.co_filename == self.real or os.path.realpath(code.co_filename) == self.real
+            if hit and self.keys is not None:
+                hit = code_key(code) in self.keys
+            self._seen[code] = hit
+        return hit
+
+    def _global(self, frame, event, arg):
+        if self._wanted(frame.f_code):
+            return self._local
+        return None
+
+    def _local(self, frame, event, arg):
+        if event == "line":
+            self.counts[frame.f_lineno] += 1
+        return self._local
+
+    def ran(self, first: int, last: int) -> int:
+        return max((self.counts[n] for n in range(first, last + 1)), default=0)
+
+    def __enter__(self):
+        self._old = sys.gettrace()
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(self._old)
+        return False
+
+
+def frame_lines(exc: BaseException, path: str, key: tuple[str, int]) -> list[int]:
+    """Lines of the target function's frames in the exception's traceback chain."""
+    real = os.path.realpath(path)
+    out = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code_key(code) == key and os.path.realpath(code.co_filename) == real:
+                out.append(tb.tb_lineno)
+            tb = tb.tb_next
+        exc = exc.__cause__ or exc.__context__
+    return out
