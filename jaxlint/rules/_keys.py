@@ -129,10 +129,19 @@ class _KeyFlow:
             if key is None or key[1] in self.shared_names:
                 continue
             anchor = self._anchor(call)
-            if anchor is None:
+            if anchor is None or self._comprehension_variable(call, key[1]):
                 continue
             use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
             self.uses_at.setdefault(anchor, []).append(use)
+
+    def _comprehension_variable(self, call: cst.Call, name: str) -> bool:
+        """Whether `name` at `call` is a comprehension's own variable: a new key each time."""
+        for anc in self.model.ancestors(call):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(anc, _COMPREHENSIONS) and name in _comprehension_targets(anc):
+                return True
+        return False
 
     def _anchor(self, call: cst.Call) -> Optional[cst.CSTNode]:
         """The statement whose execution runs `call`; None inside a lambda."""
@@ -278,22 +287,34 @@ class _KeyFlow:
     def loop_without_rebinding(self, use: KeyUse) -> Optional[cst.CSTNode]:
         """The loop that runs `use` on every iteration with the same key, if any."""
         model = self.model
-        loop = model.in_loop(use.call)
+        loop = self._loop_of(use.call)
         if loop is None or self._ends_after(use.call, loop):
             return None
         if isinstance(loop, _COMPREHENSIONS):
-            comp_for = loop.for_in
-            while comp_for is not None:
-                if any(n.value == use.base for n in target_names(comp_for.target)):
-                    return None
-                comp_for = comp_for.inner_for_in
-            # A comprehension inside a loop: that loop repeats it too.
-            return loop
+            return None if use.base in _comprehension_targets(loop) else loop
         bindings = model.scope_of(use.call).lookup(use.base) or []
         for b in bindings:
             if b.node is loop or loop in set(model.ancestors(b.node)):
                 return None
         return loop
+
+    def _loop_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The innermost loop that repeats `node` (in the same function)."""
+        child = node
+        for anc in self.model.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return None
+            if isinstance(anc, (cst.For, cst.While)) and child is anc.body:
+                return anc
+            # The first iterable of a comprehension is evaluated once, before it loops.
+            if isinstance(anc, _COMPREHENSIONS) and not (
+                    child is anc.for_in and self._in_first_iterable(node, anc.for_in)):
+                return anc
+            child = anc
+        return None
+
+    def _in_first_iterable(self, node: cst.CSTNode, comp_for: cst.CompFor) -> bool:
+        return node is comp_for.iter or comp_for.iter in set(self.model.ancestors(node))
 
     def _ends_after(self, call: cst.Call, loop: cst.CSTNode) -> bool:
         """The call runs at most once: it is in a `return`/`raise`, or one follows it."""
@@ -312,6 +333,15 @@ class _KeyFlow:
                     return True
             child = anc
         return False
+
+
+def _comprehension_targets(comp: cst.CSTNode) -> set[str]:
+    names = set()
+    comp_for = comp.for_in
+    while comp_for is not None:
+        names.update(n.value for n in target_names(comp_for.target))
+        comp_for = comp_for.inner_for_in
+    return names
 
 
 def _bound_bases(target: cst.BaseExpression):
