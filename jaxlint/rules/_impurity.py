@@ -163,6 +163,27 @@ def outlives_trace(model, name: cst.Name, func: FunctionInfo) -> Optional[str]:
     return "outer trace" if crossed else None
 
 
+def holds_tracer(model, expr: cst.BaseExpression) -> bool:
+    """A traced value, or a tuple / list / dict / f-string holding one.
+
+    The arguments of a call are not looked into: what a call returns is the value
+    analysis' business (`to_dot(f)(*tracers)` returns a string).
+    """
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if model.value(node).traced:
+            return True
+        if isinstance(node, _HOLDERS):
+            stack.extend(c for c in node.children if isinstance(c, _HOLDERS)
+                         or isinstance(c, cst.BaseExpression))
+    return False
+
+
+_HOLDERS = (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.FormattedString, cst.Element,
+            cst.DictElement, cst.FormattedStringExpression, cst.StarredElement)
+
+
 def call_name(model, call: cst.Call) -> str:
     """`print`, `logger.info`, for messages."""
     code = model.module.code_for_node(call.func)

@@ -6,7 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.rules._impurity import call_name, trace_time_function, where
+from jaxlint.rules._impurity import call_name, holds_tracer, trace_time_function, where
 from jaxlint.rules.base import Rule
 
 #: Calls that write to the console, a log or a file.
@@ -45,7 +45,7 @@ class TraceTimeSideEffect(Rule):
                        "to see values on every call")
             else:
                 fix = 'use jax.debug.print("{}", x) to print values on every call'
-            tracer = self._shows_tracer(call)
+            tracer = any(holds_tracer(model, a.value) for a in call.args)
             if func.cached:
                 shows = " shows tracers instead of values," if tracer else ""
                 msg = (f"`{name}(...)` {where(func)} runs once, at trace time,{shows} and is "
@@ -55,18 +55,6 @@ class TraceTimeSideEffect(Rule):
             else:
                 continue  # vmap reruns the Python code on every call: a static message is fine
             yield self.report(call, msg, func, call=name, cached=func.cached)
-
-    def _shows_tracer(self, call: cst.Call) -> bool:
-        """Whether an argument holds a traced value (also inside an f-string)."""
-        stack = [a.value for a in call.args]
-        while stack:
-            node = stack.pop()
-            if self.model.value(node).traced:
-                return True
-            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-                continue
-            stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
-        return False
 
     def _effect(self, call: cst.Call) -> Optional[str]:
         model = self.model

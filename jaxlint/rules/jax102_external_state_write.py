@@ -7,8 +7,8 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint.rules._impurity import (INIT_METHODS, outlives_trace, root_name, self_name,
-                                     trace_time_function, where)
+from jaxlint.rules._impurity import (INIT_METHODS, holds_tracer, outlives_trace, root_name,
+                                     self_name, trace_time_function, where)
 from jaxlint.rules.base import Rule
 
 #: Methods of list / dict / set / deque that store their arguments in the container.
@@ -19,6 +19,15 @@ MUTATING_METHODS: frozenset[str] = frozenset({
 _FIX_LEAK = ("return the value from the function instead (or use jax.debug.callback to "
              "record values per call)")
 _FIX_ONCE = "return the new state from the function and pass it back in on the next call"
+
+
+#: Of those, the ones that only lists have: any receiver that has them is a list.
+_LIST_METHODS: frozenset[str] = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
+_CONTAINER_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+_CONTAINER_CALLS: frozenset[str] = frozenset({
+    "builtins.list", "builtins.dict", "builtins.set", "collections.deque",
+    "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
+})
 
 
 class ExternalStateWrite(Rule):
@@ -39,6 +48,8 @@ class ExternalStateWrite(Rule):
             func = call.func
             if not isinstance(func, cst.Attribute) or func.attr.value not in MUTATING_METHODS:
                 continue
+            if func.attr.value not in _LIST_METHODS and not self._known_container(func.value):
+                continue  # `opt.update(grads, state)` is optax's API, not dict.update
             values = [a.value for a in call.args]
             yield from self._write(call, func.value, values, f".{func.attr.value}(...)")
 
@@ -46,20 +57,55 @@ class ExternalStateWrite(Rule):
         value = node.value
         if isinstance(target, cst.Name):
             func = trace_time_function(self.model, node)
-            if func is None or not self._declared_outer(target.value, func):
+            if func is None:
                 return
-            yield from self._flag(node, target, func, "module" if target.value in func.scope.globals
-                                  else "closure", [value], "assignment to")
+            if target.value in func.scope.globals:
+                place = "module"
+            elif target.value in func.scope.nonlocals:
+                place = outlives_trace(self.model, target, func)
+            else:
+                return
+            if place is not None:
+                yield from self._flag(node, target, func, place, [value], "assignment to")
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
                 yield from self._assignment(node, el.value)
-        elif isinstance(target, (cst.Subscript, cst.Attribute)):
-            kind = "item assignment to" if isinstance(target, cst.Subscript) else "attribute assignment to"
-            container = target.value
-            yield from self._write(node, container, [value], kind, target)
+        elif isinstance(target, cst.Subscript):
+            if self._known_container(target.value):
+                yield from self._write(node, target.value, [value], "item assignment to", target)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            # Only `self.x = ...`: other objects may be built inside the trace.
+            func = self.model.function_of(node)
+            if func is not None and target.value.value == self_name(func):
+                yield from self._write(node, target.value, [value], "attribute assignment to", target)
 
-    def _declared_outer(self, name: str, func: FunctionInfo) -> bool:
-        return name in func.scope.globals or name in func.scope.nonlocals
+    def _known_container(self, expr) -> bool:
+        """A list / dict / set: a name bound only to one, or `self.x` set to one in the class."""
+        model = self.model
+        if isinstance(expr, cst.Name):
+            bindings = model.scope_of(expr).lookup(expr.value)
+            return bool(bindings) and all(
+                b.kind == "assign" and isinstance(b.node, (cst.Assign, cst.AnnAssign))
+                and self._is_container(b.node.value) for b in bindings)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            func = model.function_of(expr)
+            if func is None or expr.value.value != self_name(func):
+                return False
+            method = func
+            while method is not None and not method.is_method:
+                method = method.enclosing
+            sets = [a.value for m in method.klass.methods.values()
+                    for a in model.nodes(cst.Assign) if model.function_of(a) is m
+                    and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == expr.attr.value
+                            and isinstance(t.target.value, cst.Name) and t.target.value.value == m.positional[0]
+                            for t in a.targets if m.positional)]
+            return bool(sets) and all(self._is_container(v) for v in sets)
+        return False
+
+    def _is_container(self, value) -> bool:
+        if isinstance(value, _CONTAINER_LITERALS):
+            return True
+        return isinstance(value, cst.Call) and self.model.qualname(value.func) in _CONTAINER_CALLS
 
     def _write(self, node, container, values, what, target=None):
         model = self.model
@@ -85,17 +131,15 @@ class ExternalStateWrite(Rule):
                               values, what)
 
     def _flag(self, node, shown, func, place, values, what):
-        traced = any(v is not None and self._holds_tracer(v) for v in values)
+        traced = any(v is not None and holds_tracer(self.model, v) for v in values)
         name = self.source(shown)
         what = f"`{name}{what}`" if what.startswith(".") else f"{what} `{name}`"
         if traced:
             msg = (f"{what} {where(func)} stores a tracer outside the trace: using it "
                    f"after the trace raises UnexpectedTracerError; {_FIX_LEAK}")
-        elif func.cached and place != "outer trace":
-            # Only stored tracers leak; a static write is wrong because it runs once per
-            # trace, which only matters when the trace is cached.
-            if not self._counts(node, values):
-                return
+        elif func.cached and place != "outer trace" and self._counter(node, shown):
+            # A static write only misbehaves by running once per trace; we report the
+            # updates meant to run per call (counters), not trace-time bookkeeping.
             msg = (f"{what} {where(func)} runs once, at trace time, not on every call; "
                    f"{_FIX_ONCE}")
         else:
@@ -104,17 +148,17 @@ class ExternalStateWrite(Rule):
         yield self.report(node, msg, func, global_name=root.value if root is not None else name,
                           place=place)
 
-    def _holds_tracer(self, expr: cst.BaseExpression) -> bool:
-        stack = [expr]
+    def _counter(self, node, shown) -> bool:
+        """`n += 1`, `n = n + 1`: state meant to change on every call."""
+        if isinstance(node, cst.AugAssign):
+            return True
+        if not isinstance(node, cst.Assign) or not isinstance(shown, (cst.Name, cst.Attribute)):
+            return False
+        target = self.model.module.code_for_node(shown)
+        stack = [node.value]
         while stack:
-            node = stack.pop()
-            if self.model.value(node).traced:
+            cur = stack.pop()
+            if isinstance(cur, (cst.Name, cst.Attribute)) and self.model.module.code_for_node(cur) == target:
                 return True
-            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-                continue
-            stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+            stack.extend(cur.children)
         return False
-
-    def _counts(self, node, values) -> bool:
-        """A write whose effect is meant per call: rebinding state, or a counter update."""
-        return True
