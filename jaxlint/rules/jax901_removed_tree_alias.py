@@ -1,0 +1,156 @@
+"""JAX901: the removed `jax.tree_*` aliases (`jax.tree_map`, `jax.tree_multimap`, ...).
+
+This module also holds `RemovedAPIChecks`, shared by every rule about a removed
+JAX name (JAX303, JAX901-JAX905): each rule picks one migration of
+`jax_api.REMOVED_APIS` / `REMOVED_MODULES`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Iterator, Optional
+
+import libcst as cst
+
+from jaxlint import jax_api
+from jaxlint.engine.scopes import dotted_name
+from jaxlint.rules.base import Report, Rule
+
+# Handlers that make a removed name a deliberate compatibility fallback.
+_GUARD_EXCEPTIONS = frozenset({
+    "builtins.ImportError", "builtins.ModuleNotFoundError", "builtins.AttributeError",
+    "builtins.Exception", "builtins.BaseException",
+})
+_GUARD_CALLS = frozenset({"builtins.hasattr", "builtins.getattr"})
+
+
+class RemovedAPIChecks:
+    """Finds uses of the removed JAX names of one migration.
+
+    A name is reported where it fails: at the import for `from jax import tree_map`
+    (ImportError), at the attribute for `jax.tree_map(...)` (AttributeError), at the
+    import for a removed module (ModuleNotFoundError). Names are resolved through
+    imports, so a local `tree_map` is not JAX's. Code guarded by `try: ... except
+    ImportError/AttributeError` or `hasattr(...)` is a compatibility shim and left alone.
+    """
+
+    migration: ClassVar[str]
+
+    def check(self) -> Iterator[Report]:
+        model = self.model
+        for node in model.nodes(cst.Import, cst.ImportFrom):
+            if self._guarded(node):
+                continue
+            if isinstance(node, cst.Import):
+                yield from self._import(node)
+            else:
+                yield from self._import_from(node)
+        for node in model.nodes(cst.Attribute):
+            q = model.qualname(node)
+            api = jax_api.REMOVED_APIS.get(q) if q else None
+            if api is None or api.migration != self.migration:
+                continue
+            if self._in_import(node) or self._assigned(node) or self._guarded(node):
+                continue
+            text = model.module.code_for_node(node)
+            yield self.report(node, self._message(f"`{text}`", f"`{q}`" if q != text else f"`{text}`",
+                                                  api, "AttributeError"),
+                              model.function_of(node))
+
+    def _import(self, node: cst.Import) -> Iterator[Report]:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            api = self._removed_module(name)
+            if api is not None:
+                yield self.report(alias, self._message(f"`import {name}`", f"the `{name}` submodule", api,
+                                                       "ModuleNotFoundError"),
+                                  self.model.function_of(node))
+
+    def _import_from(self, node: cst.ImportFrom) -> Iterator[Report]:
+        if node.relative or node.module is None:
+            return
+        module = dotted_name(node.module)
+        api = self._removed_module(module)
+        if api is not None:
+            yield self.report(node, self._message(f"`from {module} import ...`", f"the `{module}` submodule", api,
+                                                  "ModuleNotFoundError"),
+                              self.model.function_of(node))
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            if not isinstance(alias.name, cst.Name):
+                continue
+            q = f"{module}.{alias.name.value}"
+            api = jax_api.REMOVED_APIS.get(q)
+            if api is not None and api.migration == self.migration:
+                yield self.report(alias, self._message(
+                    f"`from {module} import {alias.name.value}`", f"`{q}`", api, "ImportError"),
+                    self.model.function_of(node))
+
+    def _removed_module(self, name: str) -> Optional[jax_api.RemovedAPI]:
+        for mod, api in jax_api.REMOVED_MODULES.items():
+            if api.migration == self.migration and (name == mod or name.startswith(mod + ".")):
+                return api
+        return None
+
+    def _message(self, what: str, subject: str, api: jax_api.RemovedAPI, error: str) -> str:
+        """`what` raises `error` (`subject` was removed in JAX N); use ..."""
+        when = f"in JAX {api.removed_in}" if api.removed_in else "from JAX"
+        if what == subject:
+            return f"{what} was removed {when} and raises {error}; use {api.replacement}"
+        return f"{what} raises {error} ({subject} was removed {when}); use {api.replacement}"
+
+    # Where a removed name is not a bug -------------------------------------
+    def _in_import(self, node: cst.CSTNode) -> bool:
+        return any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in self.model.ancestors(node))
+
+    def _assigned(self, node: cst.CSTNode) -> bool:
+        """`jax.tree_map = jax.tree_util.tree_map`: a shim that restores the name."""
+        parent = self.model.parent(node)
+        if isinstance(parent, cst.AssignTarget):
+            return True
+        return isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node
+
+    def _guarded(self, node: cst.CSTNode) -> bool:
+        model = self.model
+        child = node
+        for anc in model.ancestors(node):
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
+                for handler in anc.handlers:
+                    if handler.type is None or self._catches(handler.type):
+                        return True
+            elif isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
+                if self._feature_test(anc.test):
+                    return True
+            child = anc
+        return False
+
+    def _catches(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Tuple):
+            return any(self._catches(el.value) for el in expr.elements)
+        return self.model.qualname(expr) in _GUARD_EXCEPTIONS
+
+    def _feature_test(self, test: cst.BaseExpression) -> bool:
+        """`hasattr(jax, "tree_map")`, `jax.__version__ < "0.4.26"`, ..."""
+        stack = [test]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, cst.Call) and self.model.qualname(cur.func) in _GUARD_CALLS:
+                return True
+            if isinstance(cur, cst.Name) and "version" in cur.value.lower():
+                return True
+            if isinstance(cur, cst.Attribute) and "version" in cur.attr.value.lower():
+                return True
+            stack.extend(cur.children)
+        return False
+
+
+class RemovedTreeAlias(RemovedAPIChecks, Rule):
+    code = "JAX901"
+    name = "removed-tree-alias"
+    summary = "`jax.tree_map` / `jax.tree_multimap` and the other jax.tree_* aliases were removed"
+    severity = "error"
+    raises = "AttributeError"
+    migration = "tree-alias"
