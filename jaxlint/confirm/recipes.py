@@ -124,25 +124,29 @@ class Job:
                                  f"{first_line(first)}") from None
 
     def args_list(self, entry: Entry, sig, is_method: bool, static: set, concrete: bool):
+        """Argument sets of the try-list, built lazily (concrete ones compile eager ops)."""
         fplan = self.fplan(entry)
-        out, errors = [], []
+        seen, errors = set(), []
         for step in range(synth.steps_for(fplan)):
             try:
                 a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method)
             except Exception as exc:  # noqa: BLE001 - a parameter we cannot build
                 errors.append(str(exc))
                 continue
-            if all(a.shapes != b.shapes for b in out):
-                out.append(a)
-        if not out:
+            if a.shapes not in seen:
+                seen.add(a.shapes)
+                yield a
+        if not seen:
             raise Unrunnable("no arguments could be built: " + "; ".join(errors[:1]))
-        return out
+
+    def first_args(self, entry: Entry, sig, is_method: bool, static: set):
+        return next(iter(self.args_list(entry, sig, is_method, static, concrete=True)))
 
     def watch(self) -> LineWatch:
         return LineWatch(self.path)
 
     def ran_line(self, watch: LineWatch) -> int:
-        return watch.ran(self.line, self.end_line)
+        return watch.ran(self.line, self.end_line, self.key)
 
 
 class Unrunnable(Exception):
@@ -219,7 +223,7 @@ def _concrete_runs(job: Job, body: Callable[[Job, Any, Any, Any], Optional[dict]
             last = (exc, a.shapes)
             continue
         if result is not None:
-            result.setdefault("shapes", a.shapes)
+            result["shapes"] = result.get("shapes") or a.shapes
             return result
     if last is not None:
         return verdict(COULD_NOT_RUN, "the function raised", first_line(last[0]), last[1])
@@ -331,9 +335,11 @@ def _tracers_in_globals(module) -> list[str]:
 def leak(job: Job) -> dict:
     entry = job.entry()
     sig, is_method, static, jitted, _ = job.callables(entry)
+    name = job.confirm.get("global_name")
     tried = []
     for a in job.args_list(entry, sig, is_method, static, concrete=False):
         tried.append(a.shapes)
+        before = set(_tracers_in_globals(job.module))
         jax.clear_caches()  # the leak checker fires only on a real trace
         checker = None
         with job.watch() as w:
@@ -344,22 +350,22 @@ def leak(job: Job) -> dict:
                 checker = exc
         if not job.ran_line(w):
             continue
-        found = _tracers_in_globals(job.module)
-        if self_obj := getattr(jitted, "__self__", None):
-            found += [f"self.{p}" for p in _tracers_in_globals(types.SimpleNamespace(**vars(self_obj)))] \
-                if hasattr(self_obj, "__dict__") else []
+        # The cross-check: a tracer that this trace left in a module global.
+        found = [p for p in _tracers_in_globals(job.module) if p not in before]
+        if name:
+            found = [p for p in found if re.match(re.escape(name) + r"\b", p)]
         checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
-        leaked = checker is not None and "Leak" in str(checker)
         if found:
             return verdict(CONFIRMED, f"tracer leaked into {found[0]}",
                            f"after tracing, {', '.join(found[:3])} holds a tracer; {checker_text}",
                            a.shapes)
-        if leaked:
+        if checker is not None and name and re.search(r"\." + re.escape(name) + r"\b", str(checker)):
             return verdict(CONFIRMED, "jax.checking_leaks() reported a leaked tracer", checker_text,
                            a.shapes)
         return verdict(NOT_REPRODUCED, "no tracer leaked",
-                       f"line {job.line} ran under jax.checking_leaks(); no module global holds "
-                       f"a tracer", a.shapes)
+                       f"line {job.line} ran under jax.checking_leaks(); no module global "
+                       f"{'`' + name + '` ' if name else ''}holds a new tracer ({checker_text})",
+                       a.shapes)
     return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
 
 
@@ -402,16 +408,16 @@ def recompile(job: Job) -> dict:
     """Count trace-cache misses attributed to the flagged line while the code runs as written."""
     state = job.state
     records = list(state["import_misses"])
-    runs = dict(state["import_lines"])
-    ran = sum(runs.get(n, 0) for n in range(job.line, job.end_line + 1))
+    ran = state["import_watch"].ran(job.line, job.end_line, job.key)
     how = "at import"
     shapes = ""
     if ran < 2 and job.key is not None and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
-        a = job.args_list(entry, sig, is_method, static, concrete=True)[0]
+        a = job.first_args(entry, sig, is_method, static)
         shapes = a.shapes
         start = len(state["misses"])
+        state["budget"] = state["budget_total"]
         with job.watch() as w:
             for _ in range(2):  # the code intends one compile for two calls with the same shapes
                 try:
@@ -444,30 +450,35 @@ class CompileBudget(BaseException):
 def prng(job: Job) -> dict:
     state = job.state
     draws = [d for d in state["import_draws"]]
-    how = "at import"
+    how, shapes = "at import", ""
     if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
-        a = job.args_list(entry, sig, is_method, static, concrete=True)[0]
-        start = len(state["draws"])
+        a = job.first_args(entry, sig, is_method, static)
+        start, shapes = len(state["draws"]), a.shapes
         with jax.disable_jit():  # keys stay concrete, so the draws can be compared
             eager(*a.args, **a.kwargs)
         draws = state["draws"][start:]
         how = f"calling {job.f.get('function')} without jit"
     here = [d for d in draws if job.line <= d["line"] <= job.end_line]
     if not here:
-        return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}")
+        return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
+                       shapes)
     for d in here:
         for other in draws:
             if other is d or other["key"] != d["key"]:
                 continue
             same = ", giving identical values" if other["fn"] == d["fn"] and \
                 other["value"] == d["value"] else ""
-            return verdict(CONFIRMED, f"key reused: lines {other['line']} and {d['line']}{same}",
+            where = f"line {d['line']} drew twice" if other["line"] == d["line"] else \
+                f"lines {other['line']} and {d['line']} drew"
+            return verdict(CONFIRMED, f"{where} with the same key{same}",
                            f"{other['fn']} at line {other['line']} -> {other['value']}; "
-                           f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})")
+                           f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})",
+                           shapes)
     return verdict(NOT_REPRODUCED, "every draw used a different key",
-                   f"{len(draws)} draws ({how}); none shares its key with the draw at line {job.line}")
+                   f"{len(draws)} draws ({how}); none shares its key with the draw at line {job.line}",
+                   shapes)
 
 
 RECIPES = {

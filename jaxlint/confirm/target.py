@@ -140,11 +140,17 @@ class LineWatch:
 
     def _local(self, frame, event, arg):
         if event == "line":
-            self.counts[frame.f_lineno] += 1
+            self.counts[(frame.f_code, frame.f_lineno)] += 1
         return self._local
 
-    def ran(self, first: int, last: int) -> int:
-        return max((self.counts[n] for n in range(first, last + 1)), default=0)
+    def ran(self, first: int, last: int, key: Optional[tuple] = None) -> int:
+        """How often the lines ran in the function `key` (None: at module level)."""
+        best = 0
+        for (code, line), n in self.counts.items():
+            if first <= line <= last and (code_key(code) == key if key is not None
+                                          else code.co_name == "<module>"):
+                best = max(best, n)
+        return best
 
     def __enter__(self):
         self._old = sys.gettrace()

@@ -45,8 +45,12 @@ def _install(state: State, jax) -> None:
     def on_duration(name, secs, fun_name=None, **kw):
         if name == "/jax/core/compile/backend_compile_duration":
             state["compiles"][fun_name] += 1
+            # Eager ops compile too (jit(iota)): only the file's own functions spend the budget.
+            if str(fun_name)[4:-1] not in state.get("user_names", ()):
+                return
             state["budget"] -= 1
             if state["budget"] < 0:
+                state["budget"] = state["budget_total"]
                 raise CompileBudget(f"stopped after {state['budget_total']} compiles")
 
     jax.monitoring.register_event_duration_secs_listener(on_duration)
@@ -133,18 +137,19 @@ def _alarm(signum, frame):
 
 def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[dict]:
     from jaxlint.confirm import recipes
-    from jaxlint.confirm.target import LineWatch, find_target_code
+    from jaxlint.confirm.target import LineWatch, all_codes, find_target_code
 
     path = os.path.realpath(job["path"])
     findings = job["findings"]
     state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
-                 budget=state["budget_total"])
+                 budget=state["budget_total"] * 5)
     try:
         with open(path, encoding="utf-8") as fh:
             source = compile(fh.read(), path, "exec")
     except Exception as exc:  # noqa: BLE001
         return [recipes.verdict(recipes.COULD_NOT_RUN, "cannot compile the file",
                                 recipes.first_line(exc))] * len(findings)
+    state["user_names"] = {c.co_name for c in all_codes(source)}
     watch = LineWatch(path)
     started = time.monotonic()
     try:
@@ -166,7 +171,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     else:
         import_error = None
     state["import_misses"] = list(state["misses"])
-    state["import_lines"] = dict(watch.counts)
+    state["import_watch"] = watch
     state["import_draws"] = list(state["draws"])
     out = []
     for i, f in enumerate(findings):
@@ -190,7 +195,8 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         rjob = recipes.Job(module, path, f, code, state)
         left = timeout * 0.9 - (time.monotonic() - started)
         budget = max(0.5, left / (len(findings) - i))
-        state["budget"] = state["budget_total"]
+        # The compile budget stops runaway loops; only recompile probes need a small one.
+        state["budget"] = state["budget_total"] if kind in ("recompile", "overhead") else 10**9
         try:
             signal.setitimer(signal.ITIMER_REAL, budget)
             try:

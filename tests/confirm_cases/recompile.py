@@ -1,0 +1,40 @@
+"""Recompilation and jit overhead, run as the code is written."""
+import functools
+
+import jax
+import jax.numpy as jnp
+
+
+def g(x):
+    return x * 2 + 1
+
+
+def scale(x, factor):
+    return x * factor
+
+
+scale_jit = jax.jit(scale, static_argnums=1)
+
+
+def fresh_lambda(x):
+    for _ in range(3):
+        x = jax.jit(lambda v: v + 1)(x)
+    return x
+
+
+def rewrap_module_fn(x):
+    for _ in range(3):
+        x = jax.jit(g)(x)
+    return x
+
+
+def changing_static(x):
+    for i in range(3):
+        x = scale_jit(x, 0.5 + i)
+    return x
+
+
+def same_static(x):
+    for i in range(3):
+        x = scale_jit(x, 2.0)
+    return x
