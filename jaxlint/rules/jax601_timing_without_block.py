@@ -1,0 +1,166 @@
+"""JAX601: a hand-made timer around JAX work that never waits for the result."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import FunctionInfo
+from jaxlint.jax_api import (BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS,
+                             TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
+from jaxlint.rules.base import Rule
+
+# These need their argument's value only when they format or convert it.
+_FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString)
+_FIX = ("call `.block_until_ready()` on the result (or `jax.block_until_ready(out)`) "
+        "before reading the clock")
+
+
+class TimingWithoutBlock(Rule):
+    code = "JAX601"
+    name = "timing-without-block"
+    summary = "Timing JAX work without block_until_ready measures only the dispatch"
+    severity = "warning"
+    confirm_kind = "overhead"
+
+    def check(self):
+        model = self.model
+        calls = list(model.nodes(cst.Call))
+        clocks = [c for c in calls if model.qualname(c.func) in CLOCK_FUNCTIONS
+                  and model.traced_function_of(c) is None]
+        for start in clocks:
+            stop = self._stop(start, clocks)
+            if stop is None:
+                continue
+            first = self._region_start(start)
+            if first is None:
+                continue
+            end = model.order[stop]
+            stop_ancestors = set(model.ancestors(stop))
+            region = [c for c in calls if first <= model.order[c] < end
+                      and c not in stop_ancestors]
+            work = self._last_work(region, model.function_of(start))
+            if work is None or self._blocked(work, region):
+                continue
+            yield self.report(
+                stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}` "
+                      f"may still be running: JAX dispatches asynchronously, so this measures "
+                      f"only the dispatch, not the computation; {_FIX}", model.function_of(stop),
+                work=self.source(work))
+        for call in calls:
+            if model.qualname(call.func) in TIMEIT_FUNCTIONS and model.traced_function_of(call) is None:
+                yield from self._timeit(call, calls)
+
+    # ------------------------------------------------------------ clock pairs
+    def _stop(self, start: cst.Call, clocks: list[cst.Call]) -> Optional[cst.Call]:
+        """The clock read that stops a timer started by `t0 = time.time()`."""
+        model = self.model
+        stmt = model.parent(start)
+        if not isinstance(stmt, cst.Assign) or stmt.value is not start:
+            return None
+        func = model.function_of(start)
+        for clock in clocks:
+            if model.order[clock] > model.order[start] and model.function_of(clock) is func:
+                return clock
+        return None
+
+    def _region_start(self, start: cst.Call) -> Optional[int]:
+        """The order of the first node after the statement that started the timer."""
+        model = self.model
+        line = model.parent(model.parent(start))
+        block = model.parent(line)
+        body = getattr(block, "body", None)
+        if not isinstance(line, cst.SimpleStatementLine) or not isinstance(body, (list, tuple)):
+            return None
+        index = next((i for i, s in enumerate(body) if s is line), None)
+        if index is None or index + 1 >= len(body):
+            return None
+        return model.order[body[index + 1]]
+
+    # ------------------------------------------------------------ timeit
+    def _timeit(self, call: cst.Call, calls: list[cst.Call]):
+        model = self.model
+        stmt = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "stmt"), None)
+        if isinstance(stmt, cst.Lambda):
+            body = [c for c in calls if model.function_of(c) is model.function_info(stmt)]
+            func = model.function_info(stmt)
+        elif isinstance(stmt, cst.Name) and (info := model.resolve_function(stmt)) is not None:
+            body = [c for c in calls if model.function_of(c) is info]
+            func = info
+        else:
+            return
+        work = self._last_work(body, func)
+        if work is None or self._blocked(work, body):
+            return
+        yield self.report(
+            call, f"`{self.source(call.func)}` times a callable that returns as soon as "
+                  f"`{self.source(work)}` is dispatched: JAX runs asynchronously, so it measures "
+                  f"only the dispatch, not the computation; end the callable with "
+                  f"`.block_until_ready()` on its result", model.function_of(call),
+            work=self.source(work))
+
+    # ------------------------------------------------------------ work and blocking
+    def _last_work(self, region: list[cst.Call], func: Optional[FunctionInfo]) -> Optional[cst.Call]:
+        work = None
+        for call in region:
+            if self.model.function_of(call) is func and self._is_jax_work(call):
+                work = call
+        return work
+
+    def _is_jax_work(self, call: cst.Call) -> bool:
+        """A call that dispatches JAX computations and returns before they finish."""
+        model = self.model
+        q = model.qualname(call.func)
+        if q is not None:
+            return array_module_function(q) and not self._is_blocking(call)
+        if isinstance(call.func, cst.Call):  # jax.jit(f)(x), jax.grad(f)(x)
+            return model.qualname(call.func.func) in TRANSFORMS
+        info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+        if info is not None:
+            return self._dispatches(info)
+        return self._bound_to_transform(call.func)
+
+    def _dispatches(self, info: FunctionInfo) -> bool:
+        """A function of this file that is jitted, or that calls jnp / lax directly."""
+        if any(c.via in ("decorator", "wrapper") and c.cached for c in info.contexts.values()):
+            return True
+        body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
+        if any(self._is_blocking(c) for c in body):
+            return False
+        return any(array_module_function(self.model.qualname(c.func)) for c in body)
+
+    def _bound_to_transform(self, func: cst.BaseExpression) -> bool:
+        """`step = jax.jit(update)`: a name bound only to a transformed function."""
+        if not isinstance(func, cst.Name):
+            return False
+        bindings = self.model.scope_of(func).lookup(func.value)
+        if not bindings:
+            return False
+        for b in bindings:
+            node = b.node
+            if b.kind != "assign" or not isinstance(node, cst.Assign) \
+                    or not isinstance(node.value, cst.Call) \
+                    or self.model.qualname(node.value.func) not in TRANSFORMS:
+                return False
+        return True
+
+    def _blocked(self, work: cst.Call, region: list[cst.Call]) -> bool:
+        """Whether something waits for the work before the clock is read again."""
+        model = self.model
+        after = model.order[work]
+        ancestors = set(model.ancestors(work))
+        return any((model.order[c] > after or c in ancestors) and self._is_blocking(c)
+                   for c in region)
+
+    def _is_blocking(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in BLOCKING_METHODS:
+            return True
+        q = self.model.qualname(func)
+        if q not in BLOCKING_FUNCTIONS or not call.args:
+            return False
+        if q in _FORMATTERS:
+            return any(not isinstance(a.value, _STRINGS) for a in call.args if a.keyword is None)
+        return True
