@@ -41,6 +41,7 @@ class ShapeChangingLoopCall(Rule):
                        f"(lax.dynamic_slice), or loop inside jit with lax.fori_loop")
                 yield self.report(arg, msg, model.function_of(call), arg=param,
                                   fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                break  # one finding per call: the other slices change with the same index
 
     def _growing_slice(self, arg, varying: set[str], loop) -> Optional[cst.Subscript]:
         """`x[:i]`, `x[i:]`, `x[:, :i + 1]`, or a name assigned one in the loop body."""
