@@ -33,7 +33,8 @@ class TraceTimeRandomness(Rule):
     code = "JAX104"
     name = "trace-time-randomness"
     summary = "NumPy / `random` draws and clock reads in jitted code are baked in at trace time"
-    confirm_kind = "stale-global"
+    # Confirmed like an iterator: the jitted result differs from a disable_jit run.
+    confirm_kind = "iterator"
 
     def check(self):
         model = self.model
