@@ -134,6 +134,13 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+def _signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return "unknown"
+
+
 def _tail(path: str) -> str:
     try:
         with open(path, "rb") as fh:
@@ -182,7 +189,8 @@ def _serve(proc, workdir, index, jobs, results, timeout, log_path, device_name):
             if os.path.exists(result):
                 continue
             code = proc.returncode
-            how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            how = f"was killed by signal {-code} ({_signal_name(-code)})" if code < 0 \
+                else f"exited with code {code}"
             results[index] = _could_not_run(
                 len(jobs[index]["findings"]), f"the interpreter {how}",
                 f"the worker {how} while importing or running {jobs[index]['path']}; "

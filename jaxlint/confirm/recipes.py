@@ -189,7 +189,9 @@ def trace_error(job: Job) -> dict:
     if last_err is not None:
         exc, shapes, lines = last_err
         where = f"at line {lines[-1]}" if lines else "outside the flagged function"
-        return verdict(COULD_NOT_RUN, f"no argument shapes reached line {job.line}",
+        summary = f"no argument shapes reached line {job.line}" if entry.direct else \
+            f"the enclosing `{entry.code.co_name}` did not reach line {job.line}"
+        return verdict(COULD_NOT_RUN, summary,
                        f"last error {where}: {first_line(exc)}; tried: {' | '.join(tried)}", shapes)
     return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
 

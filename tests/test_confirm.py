@@ -1,0 +1,229 @@
+"""Confirm mode under real JAX on the CPU.
+
+One confirm run is shared by most assertions (module-scoped fixtures), because a worker
+imports jax once and serves every file: the cases live in tests/confirm_cases/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlint.config import Settings
+from jaxlint.finding import Finding
+from jaxlint.linter import lint_file
+
+pytest.importorskip("jax")
+
+CASES = Path(__file__).parent / "confirm_cases"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def case(name: str) -> str:
+    return str(CASES / name)
+
+
+def made(path: str, line: int, function: str, function_line: int, **confirm) -> Finding:
+    """A finding built by hand: the not-reproduced cases are lines no rule should flag."""
+    return Finding(path=path, line=line, col=1, end_line=line, end_col=1, code="JAX999",
+                   message="", function=function, function_line=function_line, confirm=confirm)
+
+
+def line_of(path: str, text: str) -> int:
+    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if text in line:
+            return i
+    raise AssertionError(f"{text!r} not in {path}")
+
+
+NR = case("not_reproduced.py")
+HAND_MADE = [
+    made(NR, line_of(NR, "jnp.where(x > 0"), "safe", line_of(NR, "def safe"),
+         kind="trace-error", expected="TracerBoolConversionError"),
+    made(NR, line_of(NR, "jax.debug.print"), "debug_ok", line_of(NR, "def debug_ok"), kind="print"),
+    made(NR, line_of(NR, "0 * OFFSET"), "offset_unused", line_of(NR, "def offset_unused"),
+         kind="stale-global", global_name="OFFSET"),
+    made(NR, line_of(NR, "SEEN.append"), "shapes_only", line_of(NR, "def shapes_only"),
+         kind="leak", global_name="SEEN"),
+    made(NR, line_of(NR, "vals[i] * x"), "sum_list.<locals>.body", line_of(NR, "def body"),
+         kind="iterator"),
+    made(NR, line_of(NR, "scale_jit(x, 2.0)"), "same_static", line_of(NR, "def same_static"),
+         kind="recompile"),
+    made(NR, line_of(NR, "normal(k2"), "split_ok", line_of(NR, "def split_ok"), kind="prng"),
+    made(NR, line_of(NR, "normal(k2"), "split_ok", line_of(NR, "def split_ok"), kind="unknown"),
+    made(NR, line_of(NR, "normal(k2"), "nowhere", 1, kind="trace-error", expected="TypeError"),
+]
+LINTED = ["trace_errors.py", "impurity.py", "recompile.py", "prng.py", "could_not_run.py",
+          "import_fails.py", "exits.py", "segfault.py", "chatty.py", "pkg/sub/model.py"]
+
+
+@pytest.fixture(scope="module")
+def confirmed():
+    from jaxlint.confirm import confirm_findings
+
+    findings = [f for name in LINTED
+                for f in lint_file(case(name), Settings(select=("JAX",))).findings]
+    out, device = confirm_findings(findings + HAND_MADE, device="cpu", timeout=30.0)
+    assert device == "cpu"
+    return out
+
+
+def verdicts(out, name: str) -> dict[int, dict]:
+    """Verdicts for one case file, by line."""
+    return {f.line: f.verdict for f in out if f.path == case(name)}
+
+
+def test_every_finding_gets_a_full_verdict(confirmed):
+    assert confirmed
+    for f in confirmed:
+        v = f.verdict
+        assert v["verdict"] in ("confirmed", "not reproduced", "could not run"), v
+        assert v["summary"] and v["device"] == "cpu" and "shapes" in v
+
+
+@pytest.mark.parametrize("text, cls", [
+    ("if x > 0:", "TracerBoolConversionError"),
+    ("for i in range(n):", "TracerIntegerConversionError"),
+    ("np.asarray(x)", "TracerArrayConversionError"),
+    ("x[x < 0]", "NonConcreteBooleanIndexError"),
+    ("jnp.zeros(n)", "TypeError"),
+    ("if x.sum() > 0:", "TracerBoolConversionError"),  # a method, jitted with static self
+    ("        if x > 0:", "TracerBoolConversionError"),  # a scan body inside a jitted function
+])
+def test_trace_errors_confirmed_at_their_line(confirmed, text, cls):
+    path = case("trace_errors.py")
+    line = line_of(path, text)
+    v = verdicts(confirmed, "trace_errors.py")[line]
+    assert v["verdict"] == "confirmed", v
+    assert v["summary"] == f"{cls} at line {line}"
+    assert v["evidence"].startswith(cls)
+    assert v["shapes"]
+
+
+def test_trace_error_reports_int32_for_sizes(confirmed):
+    path = case("trace_errors.py")
+    v = verdicts(confirmed, "trace_errors.py")[line_of(path, "jnp.zeros(n)")]
+    assert v["shapes"] == "n: int32[]"
+
+
+@pytest.mark.parametrize("text, summary_part", [
+    ('print("x is", x)', "printed once in 3 calls"),
+    ("return x * SCALE", "stale SCALE"),
+    ("LEAKED.append(y)", "tracer leaked into LEAKED[0]"),
+    ("next(it)", "jit returned"),
+])
+def test_impurity_confirmed(confirmed, text, summary_part):
+    path = case("impurity.py")
+    v = verdicts(confirmed, "impurity.py")[line_of(path, text)]
+    assert v["verdict"] == "confirmed", v
+    assert summary_part in v["summary"]
+
+
+def test_print_evidence_shows_the_tracer(confirmed):
+    path = case("impurity.py")
+    v = verdicts(confirmed, "impurity.py")[line_of(path, 'print("x is", x)')]
+    assert "Tracer" in v["evidence"]
+
+
+def test_recompile_and_overhead(confirmed):
+    path = case("recompile.py")
+    got = verdicts(confirmed, "recompile.py")
+    fresh = got[line_of(path, "jax.jit(lambda v: v + 1)")]
+    assert fresh["verdict"] == "confirmed" and fresh["summary"] == "6 compiles for 6 calls"
+    assert "TRACING CACHE MISS" in fresh["evidence"]
+    rewrap = got[line_of(path, "jax.jit(g)(x)")]
+    assert rewrap["verdict"] == "confirmed" and rewrap["summary"].startswith("overhead: 1 compile")
+
+
+def test_prng_reuse_shows_identical_draws(confirmed):
+    path = case("prng.py")
+    got = verdicts(confirmed, "prng.py")
+    twice = got[line_of(path, "b = jax.random.normal(key")]
+    assert twice["verdict"] == "confirmed" and "identical values" in twice["summary"]
+    loop = got[line_of(path, "jax.random.uniform(key)")]
+    assert loop["verdict"] == "confirmed" and "drew twice" in loop["summary"]
+
+
+@pytest.mark.parametrize("index, summary_part", [
+    (0, "traced without error"),
+    (1, "printed on every call"),
+    (2, "jit saw the new OFFSET"),
+    (3, "no tracer leaked"),
+    (4, "jit and eager agree"),
+    (5, "1 compile for 6 calls"),
+    (6, "every draw used a different key"),
+])
+def test_not_reproduced_per_family(confirmed, index, summary_part):
+    finding = HAND_MADE[index]
+    v = next(f.verdict for f in confirmed if f.path == finding.path and f.line == finding.line
+             and f.confirm == finding.confirm)
+    assert v["verdict"] == "not reproduced", v
+    assert summary_part in v["summary"]
+
+
+@pytest.mark.parametrize("name, text, summary_part", [
+    ("could_not_run.py", "# case: pytree", "no argument shapes reached line"),
+    ("could_not_run.py", "# case: never-ran", "never ran"),
+    ("could_not_run.py", "# case: self", "cannot build `self`"),
+    ("could_not_run.py", "# case: nested", "did not reach line"),
+    ("import_fails.py", "if x > 0", "import failed"),
+    ("exits.py", "if x > 0", "exited with code 3"),
+    ("segfault.py", "if x > 0", "killed by signal 11"),
+])
+def test_could_not_run_reasons(confirmed, name, text, summary_part):
+    v = verdicts(confirmed, name)[line_of(case(name), text)]
+    assert v["verdict"] == "could not run", v
+    assert summary_part in v["summary"], v
+
+
+def test_could_not_run_for_unknown_kind_and_missing_function(confirmed):
+    unknown = next(f.verdict for f in confirmed if f.confirm.get("kind") == "unknown")
+    assert unknown["verdict"] == "could not run" and "no confirm recipe" in unknown["summary"]
+    missing = next(f.verdict for f in confirmed if f.function == "nowhere")
+    assert missing["verdict"] == "could not run" and "not found" in missing["evidence"]
+
+
+def test_stdout_noise_and_packages_do_not_disturb(confirmed):
+    chatty = verdicts(confirmed, "chatty.py")
+    assert [v["verdict"] for v in chatty.values()] == ["confirmed"]
+    pkg = verdicts(confirmed, "pkg/sub/model.py")  # relative import: imported by dotted name
+    assert [v["verdict"] for v in pkg.values()] == ["confirmed"]
+
+
+def test_hang_is_killed_and_the_next_file_still_runs():
+    """In a fresh interpreter, which must not import jax itself."""
+    script = f"""
+import json, sys
+from jaxlint.config import Settings
+from jaxlint.linter import lint_file
+from jaxlint.confirm import confirm_findings
+fs = [f for p in ({case('hangs.py')!r}, {case('chatty.py')!r})
+      for f in lint_file(p, Settings(select=("JAX",))).findings]
+out, device = confirm_findings(fs, device="cpu", timeout=4.0)
+print(json.dumps({{"jax_in_parent": "jax" in sys.modules, "device": device,
+                  "verdicts": [[f.path.rsplit("/", 1)[-1], f.verdict] for f in out]}}))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert data["jax_in_parent"] is False
+    assert data["device"] == "cpu"
+    (hang_name, hang), (chatty_name, chatty) = data["verdicts"]
+    assert hang_name == "hangs.py" and hang["verdict"] == "could not run"
+    assert "timed out" in hang["summary"]
+    assert chatty_name == "chatty.py" and chatty["verdict"] == "confirmed"
+
+
+def test_unavailable_without_jax(monkeypatch):
+    import jaxlint.confirm as confirm
+
+    monkeypatch.setattr(confirm.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jax" else object())
+    with pytest.raises(confirm.ConfirmUnavailable, match=r"pip install 'jaxlint\[confirm\]'"):
+        confirm.confirm_findings([made(NR, 1, "safe", 1, kind="print")])
