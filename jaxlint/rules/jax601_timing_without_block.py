@@ -42,7 +42,7 @@ class TimingWithoutBlock(Rule):
             region = [c for c in calls if first <= model.order[c] < end
                       and c not in stop_ancestors]
             work = self._last_work(region, model.function_of(start))
-            if work is None or self._blocked(work, region):
+            if work is None or self._blocked(work, region) or self._blocks_each_round(start, stop, calls):
                 continue
             yield self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}` "
@@ -65,6 +65,19 @@ class TimingWithoutBlock(Rule):
             if model.order[clock] > model.order[start] and model.function_of(clock) is func:
                 return clock
         return None
+
+    def _blocks_each_round(self, start: cst.Call, stop: cst.Call, calls: list[cst.Call]) -> bool:
+        """A throughput timer read in a loop that waits for a result on each round.
+
+        `steps / (time.time() - prev)` logged every N steps, with `float(loss)` later in
+        the loop body: once the queue of dispatched steps is bounded by that wait, the
+        interval measures real work.
+        """
+        model = self.model
+        loop = model.in_loop(stop)
+        if not isinstance(loop, (cst.For, cst.While)) or loop in set(model.ancestors(start)):
+            return False
+        return any(self._is_blocking(c) and loop in set(model.ancestors(c)) for c in calls)
 
     def _region_start(self, start: cst.Call) -> Optional[int]:
         """The order of the first node after the statement that started the timer."""

@@ -1,0 +1,211 @@
+"""JAX501-JAX503: PRNG key reuse. Findings on real parses; the claims under real JAX."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from jaxlint.pages import code_blocks, page_text
+
+PRNG = ["JAX5"]
+
+
+def findings(lint, code):
+    return lint(textwrap.dedent(code), select=PRNG)
+
+
+def test_draw_twice_is_flagged_at_second_draw(lint):
+    code = """
+        from jax import random
+        key = random.PRNGKey(0)
+        a = random.normal(key, (3,))
+        b = random.uniform(key, (3,))
+    """
+    assert findings(lint, code) == [(5, "JAX501")]
+
+
+def test_resolves_aliases_and_keyword_key(lint):
+    code = """
+        import jax.random as jr
+        def f(rng):
+            a = jr.bernoulli(key=rng, p=0.5)
+            return jr.categorical(rng, a)
+    """
+    assert findings(lint, code) == [(5, "JAX501")]
+
+
+def test_one_draw_per_branch_is_fine(lint):
+    code = """
+        import jax
+        def f(key, c):
+            if c:
+                x = jax.random.normal(key)
+            else:
+                x = jax.random.uniform(key)
+            return x
+        def g(key, c):
+            if c:
+                return jax.random.normal(key)
+            return jax.random.uniform(key)
+        def h(key, c):
+            return jax.random.normal(key) if c else jax.random.uniform(key)
+    """
+    assert findings(lint, code) == []
+
+
+def test_draw_on_one_path_then_again_is_flagged(lint):
+    code = """
+        import jax
+        def f(key, c):
+            x = 0.0
+            if c:
+                x = jax.random.normal(key)
+            return x + jax.random.normal(key)
+    """
+    assert findings(lint, code) == [(7, "JAX501")]
+
+
+def test_rebinding_by_split_is_fine(lint):
+    code = """
+        import jax
+        key = jax.random.PRNGKey(0)
+        key, sub = jax.random.split(key)
+        a = jax.random.normal(sub)
+        key, sub = jax.random.split(key)
+        b = jax.random.normal(sub)
+        keys = jax.random.split(key, 3)
+        c = [jax.random.normal(keys[0]), jax.random.normal(keys[1])]
+        d = jax.random.normal(jax.random.fold_in(key, 1)) + jax.random.normal(jax.random.fold_in(key, 2))
+    """
+    assert findings(lint, code) == []
+
+
+def test_parent_key_after_split(lint):
+    code = """
+        import jax
+        def f(key):
+            k1, k2 = jax.random.split(key)
+            a = jax.random.normal(key)
+            return a
+        def g(key):
+            k1, k2 = jax.random.split(key)
+            k3, k4 = jax.random.split(key)
+            return k1, k3
+    """
+    assert findings(lint, code) == [(5, "JAX503"), (9, "JAX503")]
+
+
+def test_draw_then_split_is_reuse(lint):
+    code = """
+        import jax
+        def f(key):
+            x = jax.random.normal(key)
+            key, sub = jax.random.split(key)
+            return x, sub
+    """
+    assert findings(lint, code) == [(5, "JAX501")]
+
+
+def test_loops(lint):
+    code = """
+        import jax
+        def bad_for(key, n):
+            return [jax.random.normal(key) for _ in range(n)] + [
+                jax.random.uniform(key) for _ in range(n)]
+        def bad_while(key, n):
+            i = 0
+            while i < n:
+                z = jax.random.uniform(key)
+                i += 1
+        def bad_split(key, n):
+            for i in range(n):
+                k1, k2 = jax.random.split(key)
+        def good(key, n):
+            out = []
+            for i in range(n):
+                key, sub = jax.random.split(key)
+                out.append(jax.random.normal(sub))
+            return out
+        def good_loop_variable(key, n):
+            return [jax.random.normal(k) for k in jax.random.split(key, n)]
+        def good_fold_in(key, n):
+            return [jax.random.normal(jax.random.fold_in(key, i)) for i in range(n)]
+        def good_leaves_loop(key, n):
+            for i in range(n):
+                if i == 2:
+                    return jax.random.normal(key)
+    """
+    assert findings(lint, code) == [(4, "JAX502"), (5, "JAX501"), (9, "JAX502"), (13, "JAX502")]
+
+
+def test_global_keys_are_not_tracked(lint):
+    # A call can rebind a global key behind our back.
+    code = """
+        import jax
+        key = jax.random.PRNGKey(0)
+        def next_key():
+            global key
+            key, sub = jax.random.split(key)
+            return sub
+        a = jax.random.normal(key)
+        next_key()
+        b = jax.random.normal(key)
+    """
+    assert findings(lint, code) == []
+
+
+def test_traced_code_too(lint):
+    code = """
+        import jax
+        @jax.jit
+        def noisy(x, key):
+            return x + jax.random.normal(key, x.shape) * jax.random.normal(key, x.shape)
+    """
+    assert findings(lint, code) == [(5, "JAX501")]
+
+
+# --- the claims, under real JAX -------------------------------------------------
+
+def test_same_key_gives_same_numbers():
+    jax = pytest.importorskip("jax")
+    key = jax.random.key(0)
+    a = jax.random.normal(key, (4,))
+    b = jax.random.normal(key, (4,))
+    assert (a == b).all()
+    # normal and uniform from one key are functions of the same bits.
+    u = jax.random.uniform(key, (4,))
+    assert jax.numpy.allclose(jax.scipy.special.ndtri(u), a, atol=1e-3)
+
+
+def test_loop_without_split_repeats_and_split_twice_repeats():
+    jax = pytest.importorskip("jax")
+    key = jax.random.key(0)
+    draws = [jax.random.normal(key, (3,)) for _ in range(3)]
+    assert all((d == draws[0]).all() for d in draws)
+    first = jax.random.key_data(jax.random.split(key))
+    second = jax.random.key_data(jax.random.split(key))
+    assert (first == second).all()
+    fresh = []
+    for _ in range(3):
+        key, sub = jax.random.split(key)
+        fresh.append(jax.random.normal(sub, (3,)))
+    assert not (fresh[0] == fresh[1]).all()
+
+
+def _blocks(code, name):
+    return code_blocks(page_text(code)).get(name, [])
+
+
+@pytest.mark.parametrize("code", ["JAX501", "JAX502", "JAX503"])
+def test_page_examples_are_key_reuse_for_jax_itself(code):
+    """JAX's own key-reuse checker rejects every bad example and accepts every good one."""
+    jax = pytest.importorskip("jax")
+    from jax.errors import KeyReuseError
+
+    for block in _blocks(code, "Example"):
+        with jax.debug_key_reuse(True), pytest.raises(KeyReuseError):
+            exec(compile(block, f"{code}:example", "exec"), {"__name__": "prng_example"})
+    for block in _blocks(code, "Use instead"):
+        with jax.debug_key_reuse(True):
+            exec(compile(block, f"{code}:good", "exec"), {"__name__": "prng_good"})
