@@ -25,6 +25,8 @@ class Transform:
     # Keyword arguments that name static parameters.
     static_argnums_kw: tuple[str, ...] = ()
     static_argnames_kw: tuple[str, ...] = ()
+    # Options that may also be given by position after the function: vmap(f, in_axes).
+    positional_options: tuple[str, ...] = ()
 
 
 _JIT = Transform("jit", abstract=True, cached=True,
@@ -32,10 +34,10 @@ _JIT = Transform("jit", abstract=True, cached=True,
 _PMAP = Transform("pmap", abstract=True, cached=True,
                   static_argnums_kw=("static_broadcasted_argnums",),
                   static_argnames_kw=("static_broadcasted_argnames",))
-_VMAP = Transform("vmap", abstract=True, cached=False)
+_VMAP = Transform("vmap", abstract=True, cached=False, positional_options=("in_axes", "out_axes"))
 _CHECKPOINT = Transform("checkpoint", abstract=True, cached=False,
                         static_argnums_kw=("static_argnums",))
-_GRAD = Transform("grad", abstract=False, cached=False)
+_GRAD = Transform("grad", abstract=False, cached=False, positional_options=("argnums",))
 _CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
                     static_argnums_kw=("nondiff_argnums",))
 _EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)

@@ -21,6 +21,51 @@ from jaxlint.engine.values import UNKNOWN, Value
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _LOOPS = (cst.For, cst.While)
 
+# libcst's `node.children` runs a visitor per node and dominates the cost of a walk.
+# We read the dataclass fields directly, skipping whitespace, punctuation and
+# operators (rules read `node.operator` from its parent), in source order.
+_TRIVIA_FIELDS = frozenset({
+    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
+    "footer", "trailing_whitespace", "newline", "equal", "colon", "dot", "operator", "lbracket",
+    "rbracket", "lbrace", "rbrace", "asynchronous", "star", "whitespace", "lines_after",
+})
+_SOURCE_ORDER = {
+    cst.Arg: ("keyword", "value"),
+    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
+}
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    fields = _FIELDS.get(t)
+    if fields is None:
+        import dataclasses
+
+        names = [f.name for f in dataclasses.fields(t)
+                 if f.name not in _TRIVIA_FIELDS and not f.name.startswith("whitespace")]
+        order = _SOURCE_ORDER.get(t)
+        if order:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
+        fields = _FIELDS[t] = tuple(names)
+    return fields
+
+
+def children(node: cst.CSTNode) -> list:
+    """The child nodes that matter for analysis, in source order."""
+    out = []
+    for name in _child_fields(type(node)):
+        v = getattr(node, name)
+        if isinstance(v, cst.CSTNode):
+            out.append(v)
+        elif type(v) is tuple or type(v) is list:
+            out.extend(x for x in v if isinstance(x, cst.CSTNode))
+    return out
+
 
 class FileModel:
     def __init__(self, module: cst.Module, path: str = "<string>",
@@ -38,6 +83,7 @@ class FileModel:
         self._enclosing: dict[cst.CSTNode, Optional[FunctionInfo]] = {}
         self.order: dict[cst.CSTNode, int] = {}
         self.values: dict[cst.CSTNode, Value] = {}
+        self._qualnames: dict[cst.CSTNode, Optional[str]] = {}
         self.module_env: dict[str, Value] = {}
         # Module-level names rebound after their first binding, or written via `global`.
         self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
@@ -82,7 +128,7 @@ class FileModel:
                 info = self._define_function(node, scope, func, klass)
                 new_scope = info.scope
                 # Decorators, defaults and annotations belong to the outer scope.
-                for child in reversed(node.children):
+                for child in reversed(children(node)):
                     parents[child] = node
                     if child is node.body:
                         stack.append((child, new_scope, info, None))
@@ -96,7 +142,7 @@ class FileModel:
                 self.classes.append(cinfo)
                 scope.bind(node.name.value, Binding("class", node, self._counter, klass=cinfo))
                 class_scope = Scope("class", scope)
-                for child in reversed(node.children):
+                for child in reversed(children(node)):
                     parents[child] = node
                     if child is node.body:
                         stack.append((child, class_scope, func, cinfo))
@@ -131,7 +177,7 @@ class FileModel:
                 # Comprehension variables: bound in the enclosing scope, an
                 # approximation that never makes a JAX import look shadowed.
                 pass
-            for child in reversed(node.children):
+            for child in reversed(children(node)):
                 parents[child] = node
                 stack.append((child, children_scope, children_func, children_klass))
 
@@ -235,6 +281,14 @@ class FileModel:
 
         Builtins resolve to `builtins.NAME` when not shadowed.
         """
+        try:
+            return self._qualnames[node]
+        except KeyError:
+            pass
+        q = self._qualnames[node] = self._resolve_qualname(node)
+        return q
+
+    def _resolve_qualname(self, node: cst.BaseExpression) -> Optional[str]:
         attrs = []
         cur = node
         while isinstance(cur, cst.Attribute):

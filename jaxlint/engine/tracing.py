@@ -41,8 +41,14 @@ def transform_for(model, qualname: Optional[str]) -> Optional[Transform]:
     return None
 
 
-def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
-    return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+def _kwargs(call: cst.Call, transform: Optional[Transform] = None) -> dict[str, cst.BaseExpression]:
+    """Keyword options; with `transform`, also its options given by position after `fun`."""
+    out = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if transform is not None and transform.positional_options:
+        extra = _positional(call)[1:]
+        for name, value in zip(transform.positional_options, extra):
+            out.setdefault(name, value)
+    return out
 
 
 def _positional(call: cst.Call) -> list[cst.BaseExpression]:
@@ -99,6 +105,17 @@ def _literal_strs(expr: cst.BaseExpression) -> Optional[list[str]]:
     return None
 
 
+def has_unresolved_static(use: TransformUse) -> bool:
+    """static_argnums given as a variable: we cannot tell which parameters are static."""
+    for kw in use.transform.static_argnums_kw:
+        if kw in use.kwargs and _literal_ints(use.kwargs[kw]) is None:
+            return True
+    for kw in use.transform.static_argnames_kw:
+        if kw in use.kwargs and _literal_strs(use.kwargs[kw]) is None:
+            return True
+    return False
+
+
 def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> frozenset[str]:
     """Parameter names made static by `static_argnums` / `static_argnames` options.
 
@@ -141,8 +158,12 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: str, origin,
         static |= static_params(use, info, offset)
         unbatched |= _unbatched_params(use, info, offset)
     traced = None
-    if unbatched:
-        traced = frozenset(p for p in info.all_params if p not in static and p not in unbatched)
+    if any(has_unresolved_static(u) for u in uses):
+        traced = frozenset()  # unknown static set: claim nothing is traced
+    elif unbatched or info.defaults:
+        # A parameter with a default may never be passed: then it is a Python value.
+        traced = frozenset(p for p in info.all_params
+                           if p not in static and p not in unbatched and p not in info.defaults)
     return TraceContext(
         transforms=tuple(u.transform.name for u in uses),
         abstract=any(u.transform.abstract for u in uses),
@@ -164,7 +185,7 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
             t = transform_for(model, fq)
             pos = _positional(expr)
             if t is not None and pos:
-                uses = uses + [TransformUse(t, _kwargs(expr), expr)]
+                uses = uses + [TransformUse(t, _kwargs(expr, t), expr)]
                 expr = pos[0]
                 continue
             if fq in PARTIAL and pos:
@@ -225,7 +246,7 @@ def find_traced_functions(model) -> None:
             if isinstance(parent, cst.Arg) and isinstance(model.parent(parent), cst.Call) \
                     and transform_for(model, model.qualname(model.parent(parent).func)):
                 continue
-            found = resolve_callable(model, target, [TransformUse(t, _kwargs(call), call)])
+            found = resolve_callable(model, target, [TransformUse(t, _kwargs(call, t), call)])
             if found is None:
                 continue
             info, uses, offset, bound = found

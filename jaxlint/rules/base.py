@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Iterator, Optional
 import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint.engine.model import FileModel
+from jaxlint.engine.model import FileModel, children
 from jaxlint.jax_api import STATIC_ATTRIBUTES
 
 
@@ -110,4 +110,4 @@ def _names_in(expr: cst.CSTNode):
             if node.attr.value not in STATIC_ATTRIBUTES:  # x.shape is static already
                 stack.append(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(children(node))
