@@ -1,0 +1,93 @@
+"""Confirm 20 flagged files; the target is 2 x (jax import + 1 s) of wall time.
+
+    python benchmarks/confirm_bench.py [--device cpu|auto] [--files 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from jaxlint.config import Settings  # noqa: E402
+from jaxlint.confirm import confirm_findings  # noqa: E402
+from jaxlint.linter import lint_file  # noqa: E402
+
+# A few pitfalls per file, of different kinds, so the run is not one recipe twenty times.
+TEMPLATE = '''
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+SCALE = 2.0
+
+
+@jax.jit
+def relu_{i}(x):
+    if x > 0:
+        return x
+    return 0.0 * x
+
+
+@jax.jit
+def count_{i}(x, n):
+    for i in range(n):
+        x = x + i
+    return x
+
+
+@jax.jit
+def to_numpy_{i}(x):
+    return np.asarray(x) + 1
+
+
+@jax.jit
+def scaled_{i}(x):
+    return x * SCALE
+'''
+
+
+def jax_import_seconds(env) -> float:
+    code = "import time; t = time.perf_counter(); import jax; jax.devices(); print(time.perf_counter() - t)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--files", type=int, default=20)
+    args = parser.parse_args()
+    env = dict(os.environ)
+    if args.device == "cpu":
+        env["JAX_PLATFORMS"] = "cpu"
+    with tempfile.TemporaryDirectory(prefix="jaxlint-bench-") as tmp:
+        paths = []
+        for i in range(args.files):
+            p = Path(tmp) / f"flagged_{i}.py"
+            p.write_text(TEMPLATE.format(i=i))
+            paths.append(str(p))
+        findings = [f for p in paths for f in lint_file(p, Settings(select=("JAX",))).findings]
+        import_s = jax_import_seconds(env)
+        start = time.perf_counter()
+        out, device = confirm_findings(findings, device=args.device, timeout=60.0)
+        wall = time.perf_counter() - start
+    target = 2 * (import_s + 1.0)
+    counts = Counter(f.verdict["verdict"] for f in out)
+    print(f"device: {device}")
+    print(f"files: {len(paths)}, findings: {len(findings)} ({dict(counts)})")
+    print(f"jax import: {import_s:.2f} s")
+    print(f"confirm wall time: {wall:.2f} s ({wall / max(1, len(findings)) * 1000:.0f} ms per finding)")
+    print(f"target 2 x (import + 1 s): {target:.2f} s -> {'PASS' if wall <= target else 'FAIL'}")
+    return 0 if wall <= target else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
