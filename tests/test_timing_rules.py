@@ -1,0 +1,133 @@
+"""JAX601: timers around JAX work that is never waited for."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+
+def findings(lint, code):
+    return lint(textwrap.dedent(code), select=["JAX6"])
+
+
+def test_seed_001_dot_product_timing(lint):
+    code = """
+        import time
+        import numpy as np
+        import jax.numpy as jnp
+        array1 = np.ones((8, 8))
+        array2 = jnp.ones((8, 8))
+        start_time = time.time()
+        res = np.dot(array1, array1)
+        print(f"ndarray: {time.time()-start_time:.2f} seconds")
+        start_time = time.time()
+        res = jnp.dot(array2, array2)
+        print(f"DeviceArray: {time.time()-start_time:.2f} seconds")
+    """
+    assert findings(lint, code) == [(12, "JAX601")]
+
+
+def test_blocking_before_the_clock_is_fine(lint):
+    code = """
+        import time
+        import jax
+        import numpy as np
+        import jax.numpy as jnp
+        f = jax.jit(lambda x: x @ x)
+        x = jnp.ones((8, 8))
+        t0 = time.perf_counter(); y = f(x).block_until_ready(); t1 = time.perf_counter()
+        t0 = time.perf_counter(); y = f(x); jax.block_until_ready(y); t1 = time.perf_counter()
+        t0 = time.perf_counter(); y = np.asarray(f(x)); t1 = time.perf_counter()
+        t0 = time.perf_counter(); y = f(x).sum().item(); t1 = time.perf_counter()
+        t0 = time.perf_counter(); y = f(x); print(y); t1 = time.perf_counter()
+        t0 = time.perf_counter(); y = np.dot(np.ones(3), np.ones(3)); t1 = time.perf_counter()
+    """
+    assert findings(lint, code) == []
+
+
+def test_printing_a_string_does_not_wait(lint):
+    code = """
+        import time
+        import jax
+        f = jax.jit(lambda x: x * 2)
+        t0 = time.monotonic()
+        y = f(1.0)
+        print("done")
+        elapsed = time.monotonic() - t0
+    """
+    assert findings(lint, code) == [(8, "JAX601")]
+
+
+def test_timeit_callables(lint):
+    code = """
+        import timeit
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def step(x):
+            return x + 1
+        def run():
+            return step(jnp.ones(3))
+        def run_blocked():
+            return step(jnp.ones(3)).block_until_ready()
+        timeit.timeit(lambda: step(1.0), number=2)
+        timeit.repeat(run, number=2)
+        timeit.timeit(run_blocked, number=2)
+        timeit.timeit(lambda: jax.block_until_ready(step(1.0)), number=2)
+        timeit.timeit("step(1.0)", globals=globals(), number=2)
+    """
+    assert findings(lint, code) == [(12, "JAX601"), (13, "JAX601")]
+
+
+def test_not_in_traced_code(lint):
+    code = """
+        import time
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            t0 = time.time()
+            y = jnp.sin(x)
+            t1 = time.time()
+            return y
+    """
+    assert findings(lint, code) == []
+
+
+def test_throughput_timer_with_a_wait_each_round(lint):
+    code = """
+        import time
+        import jax
+        update = jax.jit(lambda s: s + 1)
+        def train(state, steps):
+            prev = time.time()
+            for step in range(steps):
+                state = update(state)
+                if step % 10 == 0:
+                    rate = 10 / (time.time() - prev)
+                    prev = time.time()
+                    print(float(state), rate)
+    """
+    assert findings(lint, code) == []
+
+
+def test_unblocked_timer_measures_only_dispatch():
+    """Under real JAX, the unblocked timer reads far less than the blocked one."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    f = jax.jit(lambda x: (x @ x) @ x)
+    x = jnp.ones((700, 700))
+    f(x).block_until_ready()  # compile outside the timers
+    wins = 0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        out = f(x)
+        unblocked = time.perf_counter() - t0
+        out.block_until_ready()
+        t0 = time.perf_counter()
+        f(x).block_until_ready()
+        blocked = time.perf_counter() - t0
+        wins += unblocked * 5 < blocked
+    assert wins >= 2
