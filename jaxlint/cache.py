@@ -28,6 +28,8 @@ from jaxlint.finding import Diagnostic, Finding
 
 CACHE_DIR_NAME = ".jaxlint_cache"
 FORMAT = 1
+# Result files kept (one per settings key); older ones are deleted on save.
+KEEP_RESULT_FILES = 8
 # Diagnostics that describe the file's content, so are as cacheable as findings.
 # Others (unreadable, timed out, crashed, internal error) may not recur: relint.
 _CACHEABLE_DIAGNOSTICS = frozenset({"E999"})
@@ -163,6 +165,17 @@ class Cache:
         self.entries[key] = {"sha256": digest, "findings": findings, "diagnostics": diagnostics}
         self.dirty = True
 
+    def _prune(self) -> None:
+        """Keep the newest few result files: older settings or jaxlint versions."""
+        try:
+            files = sorted((e for e in os.scandir(self.directory)
+                            if e.name.startswith("results-") and e.name.endswith(".json")),
+                           key=lambda e: e.stat().st_mtime, reverse=True)
+            for e in files[KEEP_RESULT_FILES:]:
+                os.unlink(e.path)
+        except OSError:
+            pass
+
     def save(self) -> None:
         """Write the cache atomically; any failure leaves the old one (or none)."""
         if not self.dirty:
@@ -184,6 +197,7 @@ class Cache:
                     json.dump({"format": FORMAT, "version": __version__, "files": self.entries}, fh,
                               separators=(",", ":"))
                 os.replace(tmp, self.file)
+                self._prune()
             except BaseException:
                 try:
                     os.unlink(tmp)
