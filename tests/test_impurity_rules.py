@@ -281,6 +281,12 @@ def test_jax102_silent_cases_run_cleanly():
         class Model:
             def __init__(self, w):
                 self.w = w  # a new object built inside the trace
+                self.layers = []
+                self._build(w)
+
+            def _build(self, w):
+                self.h = jnp.tanh(w)  # reached only from __init__: still the new object
+                self.layers.append(w)
 
             def __call__(self, x):
                 return x * self.w

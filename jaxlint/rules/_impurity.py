@@ -9,6 +9,7 @@ list, a closed-over counter, `self`, an iterator) sees one trace, not one call.
 from __future__ import annotations
 
 from typing import Optional
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -57,7 +58,19 @@ def trace_time_function(model, node: cst.CSTNode, want: str = "traced") -> Optio
     return None
 
 
+# Per model: FunctionInfo -> whether it runs while its enclosing function runs.
+_RUNS_CACHE: "WeakKeyDictionary" = WeakKeyDictionary()
+
+
 def _runs_during_enclosing_call(model, func: FunctionInfo) -> bool:
+    cache = _RUNS_CACHE.setdefault(model, {})
+    found = cache.get(id(func))
+    if found is None:
+        found = cache[id(func)] = _find_runs_during_enclosing_call(model, func)
+    return found
+
+
+def _find_runs_during_enclosing_call(model, func: FunctionInfo) -> bool:
     """A nested lambda / def that its enclosing function uses as an argument of a call."""
     if func.enclosing is None:
         return False

@@ -116,11 +116,11 @@ class ExternalStateWrite(Rule):
         if func is None:
             return
         place = None
-        if root.value == self_name(func) and model.value(root).kind.name != "TRACED":
+        if root.value == self_name(func) and not model.value(root).traced:
             method = func
             while method is not None and not method.is_method:
                 method = method.enclosing
-            if method is None or method.name in INIT_METHODS:
+            if method is None or not self._self_from_outside(method, 0):
                 return
             place = "self"
         else:
@@ -129,6 +129,24 @@ class ExternalStateWrite(Rule):
             return
         yield from self._flag(node, target if target is not None else container, func, place,
                               values, what)
+
+    def _self_from_outside(self, method: FunctionInfo, depth: int) -> bool:
+        """Whether `self` in this traced method can be an object made before the trace.
+
+        Not when the method is `__init__` (or only reached from it through
+        `self.helper()` calls): the object is being built inside the trace.
+        """
+        if method.name in INIT_METHODS or depth > 8:
+            return False
+        for ctx in method.contexts.values():
+            if ctx.via != "helper":
+                return True
+            caller = self.model.function_of(ctx.origin) if ctx.origin is not None else None
+            while caller is not None and not caller.is_method:
+                caller = caller.enclosing
+            if caller is None or self._self_from_outside(caller, depth + 1):
+                return True
+        return False
 
     def _flag(self, node, shown, func, place, values, what):
         traced = any(v is not None and holds_tracer(self.model, v) for v in values)
