@@ -77,6 +77,8 @@ class _Evaluator:
         self.dirty: set[FunctionInfo] = set()
         self.func: Optional[FunctionInfo] = None
         self.env: dict[str, Value] = {}
+        self.returns: Optional[Value] = None
+        self.yields = False
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -95,14 +97,23 @@ class _Evaluator:
     def run_function(self, info: FunctionInfo) -> None:
         self.func = info
         self.env = self.param_values(info)
+        self.returns = None
         info.param_values = dict(self.env)
         node = info.node
         if isinstance(node, cst.Lambda):
-            self.expr(node.body)
+            self.returns = self.expr(node.body)
         else:
             self.block(_body(node))
         info.env = self.env
+        returns = self.returns if self.returns is not None else STATIC
+        if self.yields:
+            returns = UNKNOWN
+        if returns != info.returns:
+            info.returns = returns
+            for caller in info.callers:
+                self.dirty.add(caller)
         self.func = None
+        self.yields = False
 
     def param_values(self, info: FunctionInfo) -> dict[str, Value]:
         env: dict[str, Value] = {}
@@ -252,8 +263,8 @@ class _Evaluator:
             if isinstance(node.target, cst.Name):
                 self.env[node.target.value] = _arith(old, v)
         elif t is cst.Return:
-            if node.value is not None:
-                self.expr(node.value)
+            v = self.expr(node.value) if node.value is not None else STATIC
+            self.returns = v if self.returns is None else self.returns.join(v)
         elif t is cst.Assert:
             self.expr(node.test)
             if node.msg is not None:
@@ -403,6 +414,8 @@ class _Evaluator:
             return STATIC
         if t is cst.StarredElement:
             return self.expr(node.value)
+        if t is cst.Yield:
+            self.yields = True
         if t is cst.Await or t is cst.Yield:
             inner = getattr(node, "expression", None) or getattr(node, "value", None)
             if isinstance(inner, cst.BaseExpression):
@@ -551,15 +564,23 @@ class _Evaluator:
                 return UNKNOWN
             if base.static and q is None and all(v.static for v in args):
                 return STATIC
-        self.helper_call(node, args)
-        del func_v
-        return UNKNOWN
+        if isinstance(node.func, cst.Call) and in_abstract:
+            from jaxlint.engine.tracing import transform_for
 
-    def helper_call(self, node: cst.Call, arg_values: list[Value]) -> None:
-        """A call from a traced function to a function of this file makes it a helper."""
+            # `jax.value_and_grad(f)(x)` / `jax.vmap(f)(x)` inside a trace give traced values.
+            if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
+                return TRACED
+        del func_v
+        return self.helper_call(node, args)
+
+    def helper_call(self, node: cst.Call, arg_values: list[Value]) -> Value:
+        """A call from a traced function to a function of this file makes it a helper.
+
+        Returns what the callee returns, as far as its last analysis knows.
+        """
         caller = self.func
         if caller is None or not caller.traced:
-            return
+            return UNKNOWN
         model = self.model
         callee = model.resolve_function(node.func)
         shift = 0
@@ -573,13 +594,13 @@ class _Evaluator:
                 callee = _method_of_self(model, node.func)
                 shift = 1
         if callee is None or callee is caller:
-            return
+            return UNKNOWN
         traced, static = set(), set()
         positional = callee.positional[shift:]
         i = 0
         for arg, v in zip(node.args, arg_values):
             if arg.star:
-                return  # *args / **kwargs: cannot bind precisely
+                return UNKNOWN  # *args / **kwargs: cannot bind precisely
             if arg.keyword is not None:
                 name = arg.keyword.value
             elif i < len(positional):
@@ -598,9 +619,14 @@ class _Evaluator:
             abstract=caller.abstract, cached=caller.cached, via="helper",
             static=frozenset(static - traced), traced_params=frozenset(traced), origin=node)
         key = id(node)
+        callee.callers.add(caller)
         if callee.contexts.get(key) != ctx:
             callee.contexts[key] = ctx
             self.mark_dirty(callee)
+            return UNKNOWN
+        if shift or callee.returns is None:
+            return UNKNOWN  # a constructor returns an object
+        return callee.returns
 
 
 def _arith(a: Value, b: Value) -> Value:

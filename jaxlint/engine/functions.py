@@ -66,6 +66,9 @@ class FunctionInfo:
     param_values: dict[str, Value] = field(default_factory=dict)
     env: dict[str, Value] = field(default_factory=dict)
     children: list["FunctionInfo"] = field(default_factory=list)
+    # The join of the values it returns (None until analysed), and who calls it.
+    returns: Optional[Value] = None
+    callers: set = field(default_factory=set)
 
     @property
     def is_lambda(self) -> bool:
