@@ -303,7 +303,7 @@ def test_jax102_silent_cases_run_cleanly():
             def add(v):
                 outs.append(v)  # a helper in the same trace
             add(x)
-            return Model(2.0)(outs[0] + acc["y"] + grads)
+            return Model(x * 2)(outs[0] + acc["y"] + grads)
 
         step(jnp.ones(2))
     """)
