@@ -1,0 +1,120 @@
+"""JAX901-JAX905: removed JAX APIs, each checked against the installed JAX."""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+
+import pytest
+
+from jaxlint import jax_api
+from jaxlint.linter import lint_string
+
+jax = pytest.importorskip("jax")
+
+
+def codes(src: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_string(textwrap.dedent(src), select=["JAX90", "JAX303"])]
+
+
+@pytest.mark.parametrize("qualname", sorted(jax_api.REMOVED_APIS))
+def test_every_removed_name_is_gone(qualname):
+    module, _, attr = qualname.rpartition(".")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return  # the whole module is gone (jaxlib.xla_extension)
+    assert not hasattr(mod, attr), f"{qualname} still exists"
+
+
+@pytest.mark.parametrize("qualname", sorted(jax_api.REMOVED_APIS))
+def test_every_replacement_exists(qualname):
+    import re
+    import jax.numpy as jnp  # noqa: F401 - the replacements say `jnp.`
+    for name in re.findall(r"`((?:jax|jnp)\.[\w.]+)", jax_api.REMOVED_APIS[qualname].replacement):
+        obj = eval(name.split("(")[0], {"jax": jax, "jnp": jnp})
+        assert obj is not None
+
+
+def test_config_module_is_gone_but_attribute_works():
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("jax.config")
+    from jax import config
+    assert config is jax.config
+
+
+def test_tree_util_names_still_exist():
+    import jax.tree_util as tu
+    for name in ("tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure"):
+        assert hasattr(tu, name)
+
+
+def test_tree_aliases_through_imports():
+    src = """
+    import jax
+    import jax as j
+    from jax import tree_map, tree_util
+    from jax.tree_util import tree_multimap
+    a = j.tree_leaves({})
+    b = jax.tree_util.tree_map(abs, [1])
+    c = tree_util.tree_leaves([1])
+    """
+    assert codes(src) == [(4, "JAX901"), (5, "JAX901"), (6, "JAX901")]
+
+
+def test_local_names_and_shims_are_silent():
+    src = """
+    import jax
+
+    def tree_map(f, t):
+        return [f(x) for x in t]
+
+    tree_map(abs, [1])
+    if not hasattr(jax, "tree_map"):
+        jax.tree_map = jax.tree.map
+    try:
+        from jax.config import config
+    except ImportError:
+        config = jax.config
+    fn = jax.tree_map if jax.__version_info__ < (0, 6) else jax.tree.map
+    """
+    assert codes(src) == []
+
+
+def test_config_imports():
+    src = """
+    import jax
+    from jax.config import config
+    import jax.config
+    from jax import config as cfg
+    jax.config.update("jax_enable_x64", False)
+    """
+    assert codes(src) == [(3, "JAX902"), (4, "JAX902")]
+
+
+def test_numpy_aliases_resolve_through_imports():
+    src = """
+    import numpy as np
+    import jax.numpy as jnp
+    from jax.numpy import sometrue
+    np.prod([1, 2])
+    jnp.cumproduct(jnp.ones(2))
+    """
+    assert codes(src) == [(4, "JAX903"), (6, "JAX903")]
+
+
+def test_device_array_and_xla_computation():
+    src = """
+    import jax
+    import jax.numpy as jnp
+    from jax.interpreters import xla
+    isinstance(1, (jnp.DeviceArray, xla.DeviceArray))
+    jax.xla_computation(abs)
+    """
+    assert codes(src) == [(5, "JAX904"), (5, "JAX904"), (6, "JAX905")]
+
+
+def test_messages_name_version_and_fix():
+    src = "import jax\njax.tree_map(abs, [1])\n"
+    (f,) = lint_string(src, select=["JAX901"])
+    assert "JAX 0.6.0" in f.message and "AttributeError" in f.message and "`jax.tree.map`" in f.message
