@@ -227,3 +227,16 @@ def test_unavailable_without_jax(monkeypatch):
                         lambda name, *a: None if name == "jax" else object())
     with pytest.raises(confirm.ConfirmUnavailable, match=r"pip install 'jaxlint\[confirm\]'"):
         confirm.confirm_findings([made(NR, 1, "safe", 1, kind="print")])
+
+
+def test_cli_confirm_end_to_end(tmp_path):
+    """`jaxlint --confirm` shows the verdict after the message."""
+    src = (CASES / "trace_errors.py").read_text()
+    target = tmp_path / "one.py"
+    target.write_text(src)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "--confirm", "--device", "cpu", "--select", "JAX201",
+         "--output-format", "concise", str(target)],
+        capture_output=True, text=True, cwd=ROOT, timeout=180,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "[confirmed: TracerBoolConversionError at line 11]" in proc.stdout, proc.stdout + proc.stderr

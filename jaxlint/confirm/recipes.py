@@ -338,7 +338,7 @@ def leak(job: Job) -> dict:
     entry = job.entry()
     sig, is_method, static, jitted, _ = job.callables(entry)
     name = job.confirm.get("global_name")
-    tried = []
+    tried, last_err = [], None
     for a in job.args_list(entry, sig, is_method, static, concrete=False):
         tried.append(a.shapes)
         before = set(_tracers_in_globals(job.module))
@@ -351,6 +351,9 @@ def leak(job: Job) -> dict:
             except Exception as exc:  # noqa: BLE001
                 checker = exc
         if not job.ran_line(w):
+            continue
+        if checker is not None and "Leak" not in str(checker):
+            last_err = (checker, a.shapes)  # the trace failed for another reason: proves nothing
             continue
         # The cross-check: a tracer that this trace left in a module global.
         found = [p for p in _tracers_in_globals(job.module) if p not in before]
@@ -368,6 +371,8 @@ def leak(job: Job) -> dict:
                        f"line {job.line} ran under jax.checking_leaks(); no module global "
                        f"{'`' + name + '` ' if name else ''}holds a new tracer ({checker_text})",
                        a.shapes)
+    if last_err is not None:
+        return verdict(COULD_NOT_RUN, "the function raised", first_line(last_err[0]), last_err[1])
     return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
 
 
@@ -382,7 +387,7 @@ def iterator(job: Job) -> dict:
             want = eager(*a.args, **a.kwargs)
         if not _leaves_equal(got, want):
             return verdict(CONFIRMED, f"jit returned {_short(got)}, eager {_short(want)}",
-                           f"the iterator was read once at trace time: jit gave {_short(got)}, "
+                           f"the value was fixed at trace time: jit gave {_short(got)}, "
                            f"jax.disable_jit() gave {_short(want)}")
         return verdict(NOT_REPRODUCED, "jit and eager agree", f"both returned {_short(got)}")
 
@@ -416,19 +421,25 @@ def recompile(job: Job) -> dict:
     if ran < 2 and job.key is not None and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
-        a = job.first_args(entry, sig, is_method, static)
-        shapes = a.shapes
-        start = len(state["misses"])
-        state["budget"] = state["budget_total"]
-        with job.watch() as w:
-            for _ in range(2):  # the code intends one compile for two calls with the same shapes
-                try:
-                    eager(*a.args, **a.kwargs)
-                except CompileBudget:
-                    break
-        records += state["misses"][start:]
-        ran = job.ran_line(w)
         how = f"calling {job.f.get('function')} twice"
+        last = None
+        for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            start = len(state["misses"])
+            state["budget"] = state["budget_total"]
+            try:
+                with job.watch() as w:
+                    for _ in range(2):  # one compile is intended for two calls with equal shapes
+                        eager(*a.args, **a.kwargs)
+            except CompileBudget:
+                pass
+            except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
+                last = exc
+                continue
+            records += state["misses"][start:]
+            ran, shapes, last = job.ran_line(w), a.shapes, None
+            break
+        if last is not None:
+            return verdict(COULD_NOT_RUN, "the function raised", first_line(last))
     misses = _misses_at(job, records)
     evidence = misses[-1].strip() if misses else ""
     if ran == 0:
@@ -436,6 +447,10 @@ def recompile(job: Job) -> dict:
     n = len(misses)
     if n >= 2:
         return verdict(CONFIRMED, f"{n} compiles for {ran} calls", evidence, shapes)
+    if job.confirm.get("kind") == "overhead" and n == 0:
+        return verdict(COULD_NOT_RUN, "no jit compiled at this line",
+                       f"ran {how}; the overhead recipe measures a jit wrapper re-created per call",
+                       shapes)
     if job.confirm.get("kind") == "overhead" and ran >= 2:
         return verdict(CONFIRMED, f"overhead: {n} compile, {ran} x wrapper cost",
                        f"jax.jit(...) re-created {ran} times ({how}); the trace cache is keyed on "
@@ -456,12 +471,19 @@ def prng(job: Job) -> dict:
     if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
-        a = job.first_args(entry, sig, is_method, static)
-        start, shapes = len(state["draws"]), a.shapes
-        with jax.disable_jit():  # keys stay concrete, so the draws can be compared
-            eager(*a.args, **a.kwargs)
-        draws = state["draws"][start:]
-        how = f"calling {job.f.get('function')} without jit"
+        how, last = f"calling {job.f.get('function')} without jit", None
+        for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            start = len(state["draws"])
+            try:
+                with jax.disable_jit():  # keys stay concrete, so the draws can be compared
+                    eager(*a.args, **a.kwargs)
+            except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
+                last = exc
+                continue
+            draws, shapes, last = state["draws"][start:], a.shapes, None
+            break
+        if last is not None:
+            return verdict(COULD_NOT_RUN, "the function raised", first_line(last))
     here = [d for d in draws if job.line <= d["line"] <= job.end_line]
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
