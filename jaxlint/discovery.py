@@ -54,7 +54,7 @@ def _walk(top: str, settings: Settings, seen: set[str]) -> Iterator[Union[str, D
             continue
         subdirs = []
         for entry in entries:
-            path = entry.path
+            path = os.path.normpath(entry.path)
             if settings.is_excluded(path):
                 continue
             try:
