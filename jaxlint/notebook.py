@@ -244,10 +244,27 @@ def _parses_with_top_level_await(lines: list[str]) -> bool:
     return True
 
 
+_LINE_REF = re.compile(r"\b(?P<prep>(?:on|at|in) )?line (?P<n>\d+)\b")
+
+
+def _message_lines(message: str, cell: int, where: list[tuple[int, int, int]]) -> str:
+    """Rules cite other lines of the module ("drew random numbers on line 37"): cite cells instead."""
+    def cite(m: re.Match) -> str:
+        n = int(m.group("n"))
+        if not 0 < n <= len(where):
+            return m.group(0)
+        ref_cell, ref_line, _ = where[n - 1]
+        if ref_cell == cell:
+            return f"{m.group('prep') or ''}line {ref_line}"
+        return f"in cell {ref_cell}, line {ref_line}"
+    return _LINE_REF.sub(cite, message)
+
+
 def _to_cell(f: Finding, where: list[tuple[int, int, int]]) -> Finding:
     cell, line, offset = where[f.line - 1]
     end_cell, end_line, end_offset = where[min(f.end_line, len(where)) - 1]
     if end_cell != cell:  # cannot happen: a node lies within one cell
         end_line, end_offset = line, offset
     return replace(f, cell=cell, line=line, col=f.col + offset,
-                   end_line=end_line, end_col=f.end_col + end_offset)
+                   end_line=end_line, end_col=f.end_col + end_offset,
+                   message=_message_lines(f.message, cell, where))
