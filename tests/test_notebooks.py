@@ -1,0 +1,174 @@
+"""Notebooks: the seed tutorials' pitfalls are flagged in their cells, the rest is clean.
+
+Every `.ipynb` under fixtures/notebooks/ marks its expected findings inline, per
+cell, with `# expect: JAXNNN`; the findings must match exactly, both ways.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlint.config import Settings
+from jaxlint.linter import expected_findings, lint_file
+from jaxlint.notebook import lint_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "fixtures" / "notebooks").glob("*.ipynb"))
+
+
+def _expected(path: Path) -> set[tuple[int, int, str]]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    out = set()
+    for number, cell in enumerate(nb["cells"], 1):  # every cell counts, as in ruff
+        if cell["cell_type"] == "code":
+            for line, code in expected_findings("".join(cell["source"])):
+                out.add((number, line, code))
+    return out
+
+
+def _notebook(tmp_path, *cells, name="nb.ipynb", metadata=None) -> Path:
+    """A notebook file; a cell is code unless given as ("markdown", text)."""
+    out = []
+    for c in cells:
+        kind, src = c if isinstance(c, tuple) else ("code", c)
+        cell = {"cell_type": kind, "metadata": {}, "source": src.splitlines(True)}
+        if kind == "code":
+            cell.update(outputs=[], execution_count=None)
+        out.append(cell)
+    path = tmp_path / name
+    path.write_text(json.dumps({"cells": out, "metadata": metadata or {}, "nbformat": 4,
+                                "nbformat_minor": 5}), encoding="utf-8")
+    return path
+
+
+def _found(path, settings=None):
+    result = lint_notebook(str(path), settings or Settings())
+    return {(f.cell, f.line, f.code) for f in result.findings}, result
+
+
+def test_there_are_seed_notebooks():
+    assert len(NOTEBOOKS) == 5
+    assert all(_expected(p) for p in NOTEBOOKS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_seed_notebook_findings_match_markers(path):
+    found, result = _found(path)
+    assert result.diagnostics == []
+    expected = _expected(path)
+    assert found - expected == set(), "unexpected findings (cell, line, code)"
+    assert expected - found == set(), "missed findings (cell, line, code)"
+
+
+def test_cells_run_together_in_order(tmp_path):
+    # The import in cell 2 and the jit in cell 4 are seen by the function in cell 3.
+    path = _notebook(
+        tmp_path,
+        ("markdown", "# Title"),
+        "import jax\n",
+        "def relu(x):\n    if x > 0:\n        return x\n    return 0.0 * x\n",
+        "fast = jax.jit(relu)\nfast(1.0)\n")
+    found, _ = _found(path)
+    assert found == {(3, 2, "JAX201")}
+
+
+def test_concise_and_json_show_the_cell(tmp_path):
+    path = _notebook(tmp_path, ("markdown", "intro"), "import jax\n\n@jax.jit\ndef f(x):\n    return 1 if x else 0\n")
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "concise", str(path)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"{path}:cell 2:5:17: JAX201 "), proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "json", str(path)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    (item,) = json.loads(proc.stdout)
+    assert (item["cell"], item["location"], item["end_location"]) == (
+        2, {"row": 5, "column": 17}, {"row": 5, "column": 18})
+
+
+def test_magics_and_shell_lines_keep_line_numbers(tmp_path):
+    path = _notebook(
+        tmp_path,
+        "import jax\n%matplotlib inline\n!pip install -q optax\nfiles = !ls\njax.jit?\n",
+        "%%bash\necho 'if [ $x ]; then' && exit 1\n",
+        "%%time\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n",
+        "%timeit -n 3 -r 2 jax.jit(lambda v: 1 if v > 0 else 0)(1.0)\n",
+        "%%writefile helper.py\nimport jax\n@jax.jit\ndef g(x):\n    if x:\n        return 1\n",
+    )
+    found, result = _found(path)
+    assert result.diagnostics == []
+    # The %%bash and %%writefile cells are skipped; the %%time body and the %timeit
+    # statement are linted, at their own lines and columns.
+    assert found == {(3, 4, "JAX201"), (4, 1, "JAX201")}
+    (timeit,) = [f for f in result.findings if f.cell == 4]
+    src = "%timeit -n 3 -r 2 jax.jit(lambda v: 1 if v > 0 else 0)(1.0)"
+    assert src[timeit.col - 1:timeit.end_col - 1] == "v > 0"
+
+
+def test_noqa_works_in_cells(tmp_path):
+    path = _notebook(tmp_path, "import jax\n",
+                     "@jax.jit\ndef f(x):\n    return 1 if x else 0  # noqa: JAX201\n",
+                     "@jax.jit\ndef g(x):\n    return 1 if x else 0  # noqa: JAX999\n")
+    found, _ = _found(path)
+    assert found == {(3, 3, "JAX201")}
+
+
+def test_messages_cite_cells_not_module_lines(tmp_path):
+    path = _notebook(tmp_path, "import jax\nkey = jax.random.PRNGKey(0)\na = jax.random.normal(key)\n",
+                     ("markdown", "more"), "b = jax.random.normal(key)\n")
+    _, result = _found(path)
+    (f,) = [f for f in result.findings if f.code == "JAX501"]
+    assert (f.cell, f.line) == (3, 1)
+    assert "in cell 1, line 3" in f.message
+
+
+def test_a_cell_with_a_syntax_error_is_skipped_alone(tmp_path):
+    path = _notebook(tmp_path, "import jax\n", "def broken(:\n",
+                     "@jax.jit\ndef f(x):\n    return 1 if x else 0\n")
+    found, result = _found(path)
+    assert found == {(3, 3, "JAX201")}
+    (d,) = result.diagnostics
+    assert d.code == "E999" and "cell 2, line 1: SyntaxError" in d.message
+
+
+def test_top_level_await_is_not_a_syntax_error(tmp_path):
+    path = _notebook(tmp_path, "import asyncio\nawait asyncio.sleep(0)\n", "import jax\n")
+    _, result = _found(path)
+    assert result.diagnostics == []
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"{not json", "notebook is not valid JSON"),
+    (b"[1, 2]", "notebook is not a JSON object"),
+    (b'{"metadata": {}, "nbformat": 4}', "notebook has no `cells` list"),
+    (b'{"cells": {"a": 1}}', "notebook `cells` is not a list"),
+    (b'{"cells": [{"cell_type": "code", "source": 3}]}', "cell 1: `source` is not a string or a list of strings"),
+    (b'{"worksheets": [], "nbformat": 3}', "nbformat 3 notebooks are not supported"),
+    (b"\xff\xfe\x00", "notebook is not valid UTF-8"),
+])
+def test_malformed_notebook_gets_one_clear_diagnostic(tmp_path, content, message):
+    path = tmp_path / "bad.ipynb"
+    path.write_bytes(content)
+    result = lint_file(str(path), Settings())
+    assert result.findings == []
+    (d,) = result.diagnostics
+    assert message in d.message
+
+
+def test_malformed_notebook_through_the_cli_exits_cleanly(tmp_path):
+    (tmp_path / "bad.ipynb").write_text("{oops", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", str(tmp_path / "bad.ipynb")],
+                          capture_output=True, text=True)
+    assert "Traceback" not in proc.stderr
+    assert "notebook is not valid JSON" in proc.stderr
+
+
+def test_non_python_notebook_is_skipped(tmp_path):
+    path = _notebook(tmp_path, "import jax\n@jax.jit\ndef f(x):\n    return 1 if x else 0\n",
+                     metadata={"language_info": {"name": "R"}})
+    found, result = _found(path)
+    assert found == set() and result.diagnostics == []
