@@ -110,14 +110,14 @@ class JaxlintChecker:
             yield 1, 0, f"JAX000 jaxlint configuration error: {self.option_error}", type(self)
             return
         text = self._text()
-        extra = {name.split(".")[0] for name, _ in self.extend_transforms}
-        if not mentions_jax(text, extra):
-            return  # cheap pre-filter: libcst parses only files that mention jax
         try:
             settings = self.settings_for(self.filename)
         except ConfigError as exc:
             yield 1, 0, f"JAX000 jaxlint configuration error: {exc}", type(self)
             return
+        extra = {name.split(".")[0] for name, _ in settings.extend_transforms}
+        if not mentions_jax(text, extra):
+            return  # cheap pre-filter: libcst parses only files that mention jax
         result = lint_text(text, self.filename, settings, codes=_codes_for(settings, self.filename),
                            apply_noqa=False)
         for f in result.findings:
