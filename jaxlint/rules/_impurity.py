@@ -13,6 +13,8 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.engine.functions import FunctionInfo
 
 #: Functions that run a Python callable at run time, on concrete values: code in a
@@ -188,7 +190,7 @@ def holds_tracer(model, expr: cst.BaseExpression) -> bool:
         if model.value(node).traced:
             return True
         if isinstance(node, _HOLDERS):
-            stack.extend(c for c in node.children if isinstance(c, _HOLDERS)
+            stack.extend(c for c in children(node) if isinstance(c, _HOLDERS)
                          or isinstance(c, cst.BaseExpression))
     return False
 

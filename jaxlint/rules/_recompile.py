@@ -15,6 +15,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
 from jaxlint.jax_api import Transform
@@ -159,7 +161,7 @@ def _statements(body) -> Iterator[cst.CSTNode]:
         if isinstance(node, cst.BaseSmallStatement):
             yield node
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
 
 
 def varies(model, expr: cst.BaseExpression, names: set[str]) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.rules._impurity import (INIT_METHODS, holds_tracer, outlives_trace, root_name,
                                      self_name, trace_time_function, where)
@@ -178,5 +180,5 @@ class ExternalStateWrite(Rule):
             cur = stack.pop()
             if isinstance(cur, (cst.Name, cst.Attribute)) and self.model.module.code_for_node(cur) == target:
                 return True
-            stack.extend(cur.children)
+            stack.extend(children(cur))
         return False

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.rules._impurity import trace_time_function, where
 from jaxlint.rules.base import Rule
 
@@ -100,6 +102,6 @@ def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
         cur = stack.pop()
         if cur is node:
             return True
-        stack.extend(cur.children)
+        stack.extend(children(cur))
     return False
 

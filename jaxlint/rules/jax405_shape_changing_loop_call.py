@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
 from jaxlint.rules.jax403_changing_static_arg import _varying_in_scope
@@ -81,4 +83,4 @@ def _mentions(expr, names: set[str]) -> bool:
         return False
     if isinstance(expr, cst.Name):
         return expr.value in names
-    return any(_mentions(c, names) for c in expr.children)
+    return any(_mentions(c, names) for c in children(expr))

@@ -11,6 +11,8 @@ from typing import ClassVar, Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint import jax_api
 from jaxlint.engine.scopes import dotted_name
 from jaxlint.rules.base import Report, Rule
@@ -143,7 +145,7 @@ class RemovedAPIChecks:
                 return True
             if isinstance(cur, cst.Attribute) and "version" in cur.attr.value.lower():
                 return True
-            stack.extend(cur.children)
+            stack.extend(children(cur))
         return False
 
 
