@@ -19,10 +19,11 @@ class PrngKeyReuse(Rule):
             use = found.use
             where = line_of(self.model, found.previous.call)
             if use.kind == "sample":
+                sub = "subkey" if use.key != "subkey" and "[" not in use.key else "k"
                 msg = (f"`{use.key}` already drew random numbers on line {where}, so "
                        f"`{use.qualname}` gets the same random bits again (the same key "
                        f"always gives the same numbers); split first: "
-                       f"`{use.key}, subkey = jax.random.split({use.key})` and draw from `subkey`")
+                       f"`{use.key}, {sub} = jax.random.split({use.key})` and draw from `{sub}`")
             else:
                 msg = (f"`{use.key}` already drew random numbers on line {where}; splitting it "
                        f"afterwards reuses a spent key (with jax_debug_key_reuse JAX raises "
