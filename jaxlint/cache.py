@@ -88,6 +88,13 @@ def _decode(value: Any) -> Any:
     return value
 
 
+def _well_typed(f: Finding) -> bool:
+    """A planted or damaged entry must not reach the formats with odd types."""
+    ints = (f.line, f.col, f.end_line, f.end_col)
+    return (all(type(v) is int for v in ints) and all(isinstance(v, str) for v in (f.code, f.message, f.name, f.severity))
+            and isinstance(f.confirm, dict) and (f.cell is None or type(f.cell) is int))
+
+
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -138,7 +145,9 @@ class Cache:
             diagnostics = [Diagnostic(path=path if d.get("path") is None else d["path"],
                                       **{k: v for k, v in d.items() if k in _DIAGNOSTIC_FIELDS})
                            for d in entry["diagnostics"]]
-        except (KeyError, TypeError, ValueError):
+            if not all(_well_typed(f) for f in findings):
+                raise ValueError("malformed finding")
+        except (KeyError, TypeError, ValueError, AttributeError):
             self.misses += 1
             return None
         self.hits += 1
