@@ -142,7 +142,8 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
             click.echo(f"Found {n} finding{'s' if n != 1 else ''}.", err=True)
         elif not diagnostics:
             click.echo("All checks passed!", err=True)
-    sys.exit(0 if exit_zero or not findings else 1)
+    # A file that could not be linted fails the run too, as E999 / E902 do in flake8.
+    sys.exit(0 if exit_zero or not (findings or diagnostics) else 1)
 
 
 def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):

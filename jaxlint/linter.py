@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint import noqa
 from jaxlint.config import Settings
@@ -81,13 +80,13 @@ def lint_text(text: str, path: str, settings: Settings,
                 code="JAX000"))
     if not reports:
         return result
-    result.findings = _to_findings(path, text, module, reports, apply_noqa)
+    result.findings = _to_findings(path, text, model, reports, apply_noqa)
     return result
 
 
-def _to_findings(path: str, text: str, module: cst.Module,
+def _to_findings(path: str, text: str, model: FileModel,
                  reports: list[tuple[type, Report]], apply_noqa: bool = True) -> list[Finding]:
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = model.positions
     lines = text.splitlines()
     seen = set()
     out = []

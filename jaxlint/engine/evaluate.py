@@ -589,9 +589,8 @@ class _Evaluator:
             if klass is not None:
                 callee = klass.methods.get("__init__")
                 shift = 1
-            elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
-                from jaxlint.engine.tracing import _method_of_self
-                callee = _method_of_self(model, node.func)
+            else:
+                callee = model.method_of_self(node.func)
                 shift = 1
         if callee is None or callee is caller:
             return UNKNOWN

@@ -84,6 +84,7 @@ class FileModel:
         self.order: dict[cst.CSTNode, int] = {}
         self.values: dict[cst.CSTNode, Value] = {}
         self._qualnames: dict[cst.CSTNode, Optional[str]] = {}
+        self._positions = None
         self.module_env: dict[str, Value] = {}
         # Module-level names rebound after their first binding, or written via `global`.
         self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
@@ -329,6 +330,33 @@ class FileModel:
         if not bindings or any(b.kind != "class" for b in bindings):
             return None
         return bindings[-1].klass
+
+    def method_of_self(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The method `self.name` refers to, inside a method of the same class."""
+        if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
+            return None
+        func = self.function_of(expr)
+        while func is not None and func.klass is None:
+            func = func.enclosing
+        if func is None or not func.positional or expr.value.value != func.positional[0]:
+            return None
+        return func.klass.methods.get(expr.attr.value)
+
+    @property
+    def positions(self):
+        """Source positions of every node, computed once and only when asked for.
+
+        libcst computes them with a full code generation pass, so the linter asks
+        only for files that have findings.
+        """
+        if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line
 
     def value(self, node: cst.BaseExpression) -> Value:
         """What the value analysis found for this expression."""

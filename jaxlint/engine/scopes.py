@@ -39,9 +39,20 @@ class Scope:
     def bind(self, name: str, binding: Binding) -> None:
         if name in self.globals:
             target = self.module
+        elif name in self.nonlocals:
+            target = self._enclosing_binder(name)
         else:
             target = self
         target.bindings.setdefault(name, []).append(binding)
+
+    def _enclosing_binder(self, name: str) -> "Scope":
+        """For `nonlocal name`: the nearest enclosing function scope that binds it."""
+        scope = self.parent
+        while scope is not None:
+            if scope.kind == "function" and name in scope.bindings:
+                return scope
+            scope = scope.parent
+        return self
 
     @property
     def module(self) -> "Scope":
@@ -54,6 +65,8 @@ class Scope:
         """The bindings of `name` visible from this scope, or None for a free name."""
         if name in self.globals:
             return self.module.bindings.get(name)
+        if name in self.nonlocals:
+            return self._enclosing_binder(name).bindings.get(name)
         scope: Optional[Scope] = self
         first = True
         while scope is not None:

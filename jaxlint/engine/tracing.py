@@ -195,23 +195,14 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
                 continue
             return None
         info = model.resolve_function(expr)
-        if info is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-            info = _method_of_self(model, expr)
+        if info is None:
+            info = model.method_of_self(expr)
         if info is None:
             return None
         bound_names = set(info.positional[:offset]) | bound
         return info, uses, offset, frozenset(bound_names)
     return None
 
-
-def _method_of_self(model, expr: cst.Attribute) -> Optional[FunctionInfo]:
-    """`self.method` inside a method of the same class."""
-    func = model.function_of(expr)
-    while func is not None and func.klass is None:
-        func = func.enclosing
-    if func is None or not func.positional or expr.value.value != func.positional[0]:
-        return None
-    return func.klass.methods.get(expr.attr.value)
 
 
 def find_traced_functions(model) -> None:

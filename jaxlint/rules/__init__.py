@@ -20,7 +20,8 @@ def all_rules() -> dict[str, type[Rule]]:
             continue
         module = importlib.import_module(f"{__name__}.{mod.name}")
         for obj in vars(module).values():
-            if isinstance(obj, type) and issubclass(obj, Rule) and obj is not Rule \
+            # A rule defines its own `code`; shared bases and mixins do not.
+            if isinstance(obj, type) and issubclass(obj, Rule) and "code" in vars(obj) \
                     and obj.__module__ == module.__name__:
                 if obj.code in found:  # pragma: no cover - a packaging mistake
                     raise RuntimeError(f"duplicate rule code {obj.code}")

@@ -60,22 +60,9 @@ def key_findings(model: FileModel) -> list[KeyFinding]:
     return found
 
 
-_LINES: "weakref.WeakKeyDictionary[FileModel, dict]" = weakref.WeakKeyDictionary()
-
-
 def line_of(model: FileModel, node: cst.CSTNode) -> int:
-    """The line of a node, for messages that point at an earlier call.
-
-    The model keeps no positions (the linter resolves them after the rules), so
-    they are resolved here, once per file, and only for files with a finding.
-    """
-    positions = _LINES.get(model)
-    if positions is None:
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
-        positions = _LINES[model] = MetadataWrapper(
-            model.module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return positions[node].start.line
+    """The line of a node, for messages that point at an earlier call."""
+    return model.line_of(node)
 
 
 def _key_expr(node: cst.BaseExpression) -> Optional[tuple[str, str]]:

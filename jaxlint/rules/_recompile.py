@@ -287,14 +287,7 @@ def _decorator_context(info: FunctionInfo) -> Optional[TraceContext]:
 
 
 def method_of_self(model, expr: cst.Attribute) -> Optional[FunctionInfo]:
-    """`self.method` inside a method of the same class."""
-    func = model.function_of(expr)
-    while func is not None and func.klass is None:
-        func = func.enclosing
-    if func is None or not func.positional or not isinstance(expr.value, cst.Name) \
-            or expr.value.value != func.positional[0]:
-        return None
-    return func.klass.methods.get(expr.attr.value)
+    return model.method_of_self(expr)
 
 
 # ---------------------------------------------------------------- uses of a created callable
