@@ -42,6 +42,7 @@ _CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
                     static_argnums_kw=("nondiff_argnums",))
 _EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)
 _SHARD_MAP = Transform("shard_map", abstract=True, cached=False)
+_MAKE_JAXPR = Transform("make_jaxpr", abstract=True, cached=False, static_argnums_kw=("static_argnums",))
 
 #: Transforms used as decorators or wrappers: `@jax.jit`, `jax.vmap(f)`.
 TRANSFORMS: dict[str, Transform] = {
@@ -61,7 +62,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.custom_jvp": _CUSTOM,
     "jax.custom_vjp": _CUSTOM,
     "jax.eval_shape": _EVAL_SHAPE,
-    "jax.make_jaxpr": _EVAL_SHAPE,
+    "jax.make_jaxpr": _MAKE_JAXPR,
     "jax.shard_map": _SHARD_MAP,
     "jax.experimental.shard_map.shard_map": _SHARD_MAP,
 }
