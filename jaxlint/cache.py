@@ -58,8 +58,9 @@ def _code_fingerprint() -> str:
 def settings_key(settings: Settings) -> str:
     h = hashlib.sha256()
     h.update(f"format={FORMAT}\nversion={__version__}\ncode={_code_fingerprint()}\n".encode())
+    # The enabled codes follow from the settings and jaxlint's own code, both in the key;
+    # not resolving them keeps a fully cached run from importing the rules (and libcst).
     h.update(repr(settings).encode())
-    h.update(",".join(sorted(settings.enabled_codes())).encode())
     return h.hexdigest()[:24]
 
 
@@ -126,7 +127,7 @@ class Cache:
 
     def get(self, path: str):
         """The cached FileResult for `path`, or None (not cached, changed, or unreadable)."""
-        from jaxlint.linter import FileResult
+        from jaxlint.finding import FileResult
 
         try:
             with open(path, "rb") as fh:

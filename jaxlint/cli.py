@@ -148,12 +148,8 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
 
 def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
     from jaxlint.discovery import discover
-    from jaxlint.linter import lint_text
-    from jaxlint.rules import all_rules
     from jaxlint.runner import lint_paths
     from jaxlint.source import read_source
-
-    all_rules()  # import every rule once, before workers fork
     findings: list[Finding] = []
     diagnostics: list[Diagnostic] = []
     sources: dict[str, str] = {}
@@ -166,6 +162,8 @@ def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
             if isinstance(text, Diagnostic):
                 diagnostics.append(text)
             else:
+                from jaxlint.linter import lint_text
+
                 sources[name] = text
                 r = lint_text(text, name, settings)
                 findings.extend(r.findings)

@@ -41,3 +41,12 @@ class Diagnostic:
     line: Optional[int] = None
     col: Optional[int] = None
     code: str = "E902"  # flake8's code for "file could not be processed"
+
+
+@dataclass
+class FileResult:
+    """Everything linting one file produced."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import traceback
-from dataclasses import dataclass, field
+
 from typing import Iterable, Optional, Union
 
 import libcst as cst
@@ -15,16 +15,9 @@ import libcst as cst
 from jaxlint import noqa
 from jaxlint.config import Settings
 from jaxlint.engine import FileModel
-from jaxlint.finding import Diagnostic, Finding
+from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, all_rules
 from jaxlint.source import parse_source, read_source
-
-
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def mentions_jax(text: str, extra_roots: Iterable[str] = ()) -> bool:

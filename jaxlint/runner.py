@@ -15,11 +15,17 @@ from multiprocessing.connection import wait
 from typing import Callable, Optional
 
 from jaxlint.config import Settings
-from jaxlint.finding import Diagnostic
-from jaxlint.linter import FileResult, lint_file
+from jaxlint.finding import Diagnostic, FileResult
 
 # A file that takes longer than this is abandoned with a diagnostic.
 FILE_TIMEOUT = 30.0
+
+
+def lint_file(path: str, settings: Settings) -> FileResult:
+    # Imported on first use: a run answered entirely from the cache never loads libcst.
+    from jaxlint.linter import lint_file as lint
+
+    return lint(path, settings)
 
 
 def _worker(conn, settings: Settings) -> None:
@@ -93,6 +99,9 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
             todo.append((i, p))
     if not todo:
         return results  # type: ignore[return-value]
+    from jaxlint.rules import all_rules
+
+    all_rules()  # import every rule once, before the workers fork
     jobs = jobs or default_jobs(len(todo))
     try:
         ctx = mp.get_context("fork")

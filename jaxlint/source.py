@@ -11,8 +11,6 @@ import tokenize
 import warnings
 from typing import Optional, Union
 
-import libcst as cst
-
 from jaxlint.finding import Diagnostic
 
 # Files larger than this are not parsed: libcst's cost grows faster than linear
@@ -48,7 +46,7 @@ def read_source(path: str, data: Optional[bytes] = None) -> Union[str, Diagnosti
     return text
 
 
-def parse_source(text: str, path: str) -> Union[cst.Module, Diagnostic]:
+def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
     """Parse with libcst, after Python's own parser has vetted the input.
 
     Python's parser rejects in milliseconds the deeply nested input that makes
@@ -66,6 +64,8 @@ def parse_source(text: str, path: str) -> Union[cst.Module, Diagnostic]:
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
     except ValueError as exc:
         return Diagnostic(path, f"cannot parse file: {exc}", code="E999")
+    import libcst as cst
+
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
