@@ -64,7 +64,7 @@ def test_concise_format_is_exact(project):
         "bad.py:6:8: JAX201 `if` on traced value `x > 0` raises TracerBoolConversionError under jit; "
         "use jnp.where(cond, a, b) or lax.cond, or mark `x` static with static_argnames=(\"x\",)",
         "bad.py:8:12: JAX202 `int()` on traced value `x` raises ConcretizationTypeError under jit; "
-        "keep it an array (x.astype(jnp.int32)), or use jax.debug.print to see it, "
+        "keep it an array (`x.astype(jnp.int32)`), or use jax.debug.print to see it, "
         "or mark `x` static with static_argnames=(\"x\",)",
     ]
 

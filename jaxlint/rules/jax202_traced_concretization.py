@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.rules.base import TracedValueRule
 
 _CONVERSIONS = {"builtins.int": "int()", "builtins.float": "float()", "builtins.complex": "complex()"}
+_ASTYPE = {"builtins.int": "jnp.int32", "builtins.float": "jnp.float32", "builtins.complex": "jnp.complex64"}
 
 
 class TracedConcretization(TracedValueRule):
@@ -26,7 +27,7 @@ class TracedConcretization(TracedValueRule):
                     yield self.report(call, (
                         f"`{_CONVERSIONS[q]}` on traced value `{self.source(arg)}` raises "
                         f"ConcretizationTypeError {self.where(func)}; keep it an array "
-                        f"(x.astype(jnp.int32)), or use jax.debug.print to see it"
+                        f"(`{self.source(arg)}.astype({_ASTYPE[q]})`), or use jax.debug.print to see it"
                         f"{self.static_hint(func, arg)}"), func)
             elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ("item", "tolist") \
                     and not call.args:
