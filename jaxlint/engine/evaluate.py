@@ -51,7 +51,7 @@ def _upgrade_within(model, ev) -> None:
         for key, ctx in list(info.contexts.items()):
             if not ctx.abstract and ctx.within is not None and ctx.within.abstract:
                 info.contexts[key] = TraceContext(
-                    transforms=ctx.within.transform_description().split("(")[:1] + list(ctx.transforms),
+                    transforms=tuple(ctx.within.transform_description().split("(")[:1]) + ctx.transforms,
                     abstract=True, cached=ctx.cached or ctx.within.cached, via=ctx.via,
                     static=ctx.static, traced_params=ctx.traced_params, origin=ctx.origin,
                     within=ctx.within)
