@@ -6,10 +6,13 @@ Each recipe returns a verdict dict: verdict, summary, evidence, shapes.
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.util
 import inspect
 import io
 import os
 import re
+import sys
 import types
 from typing import Any, Callable, Optional
 
@@ -505,6 +508,83 @@ def prng(job: Job) -> dict:
                    shapes)
 
 
+def _resolve(dotted: str):
+    """(True, None) when `dotted` exists in the installed jax; else (False, what is missing, error)."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        modname = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(modname)
+        except ImportError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - a module that fails to import is not there
+            return False, modname, exc
+        for j in range(i, len(parts)):
+            try:
+                obj = getattr(obj, parts[j])
+            except AttributeError as exc:
+                return False, ".".join(parts[:j + 1]), exc
+        return True, None, None
+    return False, parts[0], None
+
+
+def _module_exists(name: str) -> bool:
+    if name in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _import_error_at(path: Optional[str], line: int, end_line: int,
+                     exc: Optional[BaseException]) -> bool:
+    """The import failed with AttributeError / ImportError in the file at the flagged line."""
+    if path is None or not isinstance(exc, (AttributeError, ImportError)):
+        return False
+    real = os.path.realpath(path)
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.realpath(tb.tb_frame.f_code.co_filename) == real \
+                and line <= tb.tb_lineno <= end_line:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def removed_api(path: Optional[str], finding: dict, import_error: Optional[BaseException]) -> dict:
+    """A removed JAX name: confirmed when the installed jax lacks it (the failure is the bug)."""
+    confirm = finding.get("confirm") or {}
+    line = finding["line"]
+    end_line = max(finding.get("end_line") or line, line)
+    version = f"jax {jax.__version__}"
+    failed_here = _import_error_at(path, line, end_line, import_error)
+    import_note = f"; importing the file raised {first_line(import_error)} at line {line}" \
+        if failed_here else ""
+    module = confirm.get("removed_module")
+    name = confirm.get("removed")
+    if module:
+        if not _module_exists(module):
+            return verdict(CONFIRMED, f"{version} has no module {module}",
+                           f"importlib.util.find_spec({module!r}) is None in {version}{import_note}")
+        return verdict(NOT_REPRODUCED, f"{version} still has module {module}",
+                       f"importlib.util.find_spec({module!r}) found it in {version}")
+    if name:
+        present, missing, exc = _resolve(name)
+        if not present:
+            what = name if missing == name else f"{missing} (so no {name})"
+            jax_says = f"; getattr says {first_line(exc)}" if exc is not None else ""
+            return verdict(CONFIRMED, f"{version} has no {name}",
+                           f"{version} has no {what}{jax_says}{import_note}")
+        return verdict(NOT_REPRODUCED, f"{version} still has {name}",
+                       f"{name} resolves in the installed {version}")
+    if failed_here:
+        return verdict(CONFIRMED, f"{type(import_error).__name__} at line {line}",
+                       first_line(import_error))
+    return verdict(COULD_NOT_RUN, "the rule named no removed API",
+                   "the finding carries neither `removed` nor `removed_module`")
+
+
 RECIPES = {
     "trace-error": trace_error,
     "print": print_at_trace,
@@ -514,4 +594,5 @@ RECIPES = {
     "recompile": recompile,
     "overhead": recompile,
     "prng": prng,
+    "removed-api": lambda job: removed_api(job.path, job.f, None),
 }

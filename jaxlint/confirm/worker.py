@@ -166,8 +166,11 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         module = None
         import_error = exc
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from user code
-        return [recipes.verdict(recipes.COULD_NOT_RUN, "import failed", recipes.first_line(exc))] \
-            * len(findings)
+        # A removed JAX name is confirmed by the failure itself; the rest cannot run.
+        return [recipes.removed_api(path, f, exc) if (f.get("confirm") or {}).get("kind")
+                == "removed-api" else recipes.verdict(recipes.COULD_NOT_RUN, "import failed",
+                                                      recipes.first_line(exc))
+                for f in findings]
     else:
         import_error = None
     state["import_misses"] = list(state["misses"])
@@ -180,6 +183,9 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         if recipe is None:
             out.append(recipes.verdict(recipes.COULD_NOT_RUN,
                                        f"no confirm recipe for this rule (kind: {kind or 'none'})"))
+            continue
+        if kind == "removed-api":
+            out.append(recipes.removed_api(path, f, import_error))
             continue
         if module is None:
             if kind in ("recompile", "overhead"):

@@ -12,4 +12,5 @@ class RemovedIndexUpdate(RemovedAPIChecks, Rule):
     summary = "`jax.ops.index_update` / `index_add` / ... were removed; use `x.at[idx].set(y)`"
     severity = "error"
     raises = "AttributeError"
+    confirm_kind = "removed-api"
     migration = "index-update"

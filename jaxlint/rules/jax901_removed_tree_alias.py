@@ -56,7 +56,7 @@ class RemovedAPIChecks:
             text = model.module.code_for_node(node)
             yield self.report(node, self._message(f"`{text}`", f"`{q}`" if q != text else f"`{text}`",
                                                   api, "AttributeError"),
-                              model.function_of(node))
+                              model.function_of(node), removed=q)
 
     def _import(self, node: cst.Import) -> Iterator[Report]:
         if isinstance(node.names, cst.ImportStar):
@@ -67,7 +67,7 @@ class RemovedAPIChecks:
             if api is not None:
                 yield self.report(alias, self._message(f"`import {name}`", f"the `{name}` submodule", api,
                                                        "ModuleNotFoundError"),
-                                  self.model.function_of(node))
+                                  self.model.function_of(node), removed_module=name)
 
     def _import_from(self, node: cst.ImportFrom) -> Iterator[Report]:
         if node.relative or node.module is None:
@@ -77,7 +77,7 @@ class RemovedAPIChecks:
         if api is not None:
             yield self.report(node, self._message(f"`from {module} import ...`", f"the `{module}` submodule", api,
                                                   "ModuleNotFoundError"),
-                              self.model.function_of(node))
+                              self.model.function_of(node), removed_module=module)
             return
         if isinstance(node.names, cst.ImportStar):
             return
@@ -89,7 +89,7 @@ class RemovedAPIChecks:
             if api is not None and api.migration == self.migration:
                 yield self.report(alias, self._message(
                     f"`from {module} import {alias.name.value}`", f"`{q}`", api, "ImportError"),
-                    self.model.function_of(node))
+                    self.model.function_of(node), removed=q)
 
     def _removed_module(self, name: str) -> Optional[jax_api.RemovedAPI]:
         for mod, api in jax_api.REMOVED_MODULES.items():
@@ -155,4 +155,5 @@ class RemovedTreeAlias(RemovedAPIChecks, Rule):
     summary = "`jax.tree_map` / `jax.tree_multimap` and the other jax.tree_* aliases were removed"
     severity = "error"
     raises = "AttributeError"
+    confirm_kind = "removed-api"
     migration = "tree-alias"

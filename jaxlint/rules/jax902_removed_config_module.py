@@ -12,4 +12,5 @@ class RemovedConfigModule(RemovedAPIChecks, Rule):
     summary = "`from jax.config import config` fails: the jax.config submodule was removed"
     severity = "error"
     raises = "ModuleNotFoundError"
+    confirm_kind = "removed-api"
     migration = "config-module"

@@ -12,4 +12,5 @@ class RemovedNumpyAlias(RemovedAPIChecks, Rule):
     summary = "`jnp.alltrue` / `sometrue` / `product` / `cumproduct` and other NumPy aliases were removed"
     severity = "error"
     raises = "AttributeError"
+    confirm_kind = "removed-api"
     migration = "numpy-alias"

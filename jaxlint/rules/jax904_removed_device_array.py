@@ -12,4 +12,5 @@ class RemovedDeviceArray(RemovedAPIChecks, Rule):
     summary = "`jnp.DeviceArray` was removed; JAX arrays are `jax.Array`"
     severity = "error"
     raises = "AttributeError"
+    confirm_kind = "removed-api"
     migration = "device-array"

@@ -12,4 +12,5 @@ class RemovedXlaComputation(RemovedAPIChecks, Rule):
     summary = "`jax.xla_computation` was removed; use `jax.jit(f).lower(*args)`"
     severity = "error"
     raises = "AttributeError"
+    confirm_kind = "removed-api"
     migration = "xla-computation"
