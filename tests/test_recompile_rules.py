@@ -96,16 +96,22 @@ def test_jax401_flagged_compiles_once_but_costs_per_call():
     x = jnp.ones(3)
     g_jit = jax.jit(g)
     g_jit(x).block_until_ready()
-    n = 300
-    t0 = time.perf_counter()
-    for _ in range(n):
-        jax.jit(g)(x)
-    rewrap = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for _ in range(n):
-        g_jit(x)
-    reuse = time.perf_counter() - t0
-    assert rewrap > 2 * reuse, (rewrap, reuse)
+    # A fresh wrapper is a new object each time, with an empty fast-path cache.
+    assert jax.jit(g) is not jax.jit(g)
+
+    def best_of(fn, n=200, repeat=5):
+        # The minimum over repeats discounts a loaded machine; the measured gap is ~10x.
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    rewrap = best_of(lambda: jax.jit(g)(x))
+    reuse = best_of(lambda: g_jit(x))
+    assert rewrap > 1.5 * reuse, (rewrap, reuse)
 
 
 def test_jax401_silent_cases():

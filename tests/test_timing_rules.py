@@ -114,20 +114,21 @@ def test_throughput_timer_with_a_wait_each_round(lint):
 
 
 def test_unblocked_timer_measures_only_dispatch():
-    """Under real JAX, the unblocked timer reads far less than the blocked one."""
+    """Under real JAX, a jitted call returns before its result is computed.
+
+    A timer stopped right after the call therefore measures dispatch only. This is
+    shown with `Array.is_ready()`, not with wall-clock thresholds, which flake on a
+    loaded machine.
+    """
     jax = pytest.importorskip("jax")
     jnp = jax.numpy
     f = jax.jit(lambda x: (x @ x) @ x)
-    x = jnp.ones((700, 700))
-    f(x).block_until_ready()  # compile outside the timers
-    wins = 0
+    x = jnp.ones((1000, 1000))
+    f(x).block_until_ready()  # compile outside the measurement
+    not_ready = 0
     for _ in range(3):
-        t0 = time.perf_counter()
         out = f(x)
-        unblocked = time.perf_counter() - t0
+        not_ready += not out.is_ready()  # the call returned; the work goes on
         out.block_until_ready()
-        t0 = time.perf_counter()
-        f(x).block_until_ready()
-        blocked = time.perf_counter() - t0
-        wins += unblocked * 5 < blocked
-    assert wins >= 2
+        assert out.is_ready()
+    assert not_ready >= 1
