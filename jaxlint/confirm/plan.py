@@ -10,6 +10,7 @@ The plan is plain JSON, handed to the worker.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Optional
 
@@ -68,6 +69,7 @@ class _Planner:
         for info in model.functions:
             self.by_name.setdefault(info.qualname, []).append(info)
         self._calls: Optional[dict[FunctionInfo, list[cst.Call]]] = None
+        self._assigns: Optional[list[cst.Assign]] = None
 
     def line(self, node) -> int:
         pos = self.positions.get(node)
@@ -151,10 +153,30 @@ class _Planner:
                     pos += 1
                 if name is None:
                     continue
-                spec = _literal_spec(self.model, a.value)
+                value = a.value
+                if isinstance(value, cst.Name):
+                    value = self._assigned_before(call, value.value) or value
+                spec = _literal_spec(self.model, value)
                 if spec is not None:
                     out.setdefault(name, []).append(spec)
         return out
+
+    def _assigned_before(self, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+        """`x = jnp.arange(16.0)` ... `f(x)`: the last plain assignment of `name` before the
+        call, in the same function (or at module level, `if __name__ == "__main__":` included)."""
+        if self._assigns is None:
+            self._assigns = [n for n in self.model.nodes(cst.Assign)
+                             if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)]
+        scope = self.model.function_of(call)
+        line = self.line(call)
+        best = None
+        for node in self._assigns:
+            if node.targets[0].target.value != name or self.model.function_of(node) is not scope:
+                continue
+            at = self.line(node)
+            if at < line and (best is None or at > best[0]):
+                best = (at, node.value)
+        return best[1] if best else None
 
     def _jit_alias(self, name: cst.Name) -> Optional[FunctionInfo]:
         """`f_jit = jax.jit(f)`: a call of `f_jit` is a call of `f`."""
@@ -225,8 +247,13 @@ def _literal_spec(model, expr: cst.BaseExpression) -> Optional[dict[str, Any]]:
             if len(expr.args) > 1:
                 shape = _literal(expr.args[1].value)
                 return {"shape": shape if isinstance(shape, list) else [shape], "dtype": "float32"}
-        if q == "jax.numpy.arange":
-            return {"shape": [_literal(expr.args[-1].value)], "dtype": _dtype_of(model, expr, "int32")}
+        if q in ("jax.numpy.arange", "numpy.arange"):
+            bounds = [_literal(a.value) for a in expr.args if a.keyword is None][:3]
+            start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], (
+                bounds[2] if len(bounds) == 3 else 1))
+            length = max(0, math.ceil((stop - start) / step))
+            is_float = any(isinstance(b, float) for b in bounds)
+            return {"shape": [length], "dtype": _dtype_of(model, expr, "float32" if is_float else "int32")}
         if q in ("jax.numpy.array", "jax.numpy.asarray"):
             value = _literal(expr.args[0].value)
             shape = _shape_of_nested(value)

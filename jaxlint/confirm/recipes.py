@@ -414,42 +414,145 @@ def _misses_at(job: Job, records: list[str]) -> list[str]:
     return out
 
 
+def _exclude_from_source_info() -> None:
+    """JAX names the first frame outside itself as a call site ("TRACING CACHE MISS at ...");
+    the recorder's wrapper lives here, so skip this file and the user's line is named."""
+    try:
+        from jax._src import source_info_util
+
+        source_info_util.register_exclusion(os.path.abspath(__file__))
+    except Exception:  # noqa: BLE001 - private API; without it only the attribution suffers
+        pass
+
+
+_exclude_from_source_info()
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    if " object at 0x" in text:
+        return f"<{type(value).__name__} @{id(value) & 0xffff:04x}>"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _varying(signatures: list[list[str]]) -> list[str]:
+    """The signatures, showing only the arguments that differ between them."""
+    keep = [i for i in range(len(signatures[0]))
+            if len({tuple(s[i:i + 1]) for s in signatures}) > 1] or range(len(signatures[0]))
+    return [", ".join(s[i] for i in keep if i < len(s)) for s in signatures]
+
+
+class _CallRecorder:
+    """Wraps a module-level jitted function to record, per call from the flagged line, the
+    signature JAX keys its cache on: static values, and shapes/dtypes of the rest."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.calls: list[str] = []
+        self.name = None
+        fun_name = str(job.confirm.get("fun_name") or "")
+        m = re.fullmatch(r"\w+\((\w+)\)", fun_name)
+        target = getattr(job.module, m.group(1), None) if m else None
+        if target is not None and hasattr(target, "lower") and hasattr(target, "_jit_info"):
+            self.name, self.fn = m.group(1), target
+
+    def signature(self, args, kwargs) -> tuple:
+        info = self.fn._jit_info
+        try:
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        except TypeError:
+            return ("?",)
+        names = list(bound.signature.parameters)
+        static = set(info.static_argnames) | {names[i] for i in info.static_argnums if i < len(names)}
+        parts = []
+        for k, v in bound.arguments.items():
+            if k in static:
+                parts.append(f"{k}={_short_repr(v)}")
+                continue
+            leaves, tree = jax.tree_util.tree_flatten(v)
+            described = [f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
+                         if hasattr(x, "shape") and hasattr(x, "dtype") else type(x).__name__
+                         for x in leaves]
+            text = ",".join(described)
+            parts.append(f"{k}: {text}" if tree.num_leaves == 1 and not tree.children()
+                         else f"{k}: {tree}({text})")
+        return tuple(parts)
+
+    def __enter__(self):
+        if self.name is None:
+            return self
+        job, fn, real = self.job, self.fn, os.path.realpath(self.job.path)
+
+        def recorded(*args, **kwargs):
+            frame = sys._getframe(1)
+            if os.path.realpath(frame.f_code.co_filename) == real:
+                pos = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+                first, last = pos[0] or frame.f_lineno, pos[1] or frame.f_lineno
+                if first <= job.line and job.end_line <= last:
+                    self.calls.append(self.signature(args, kwargs))
+            return fn(*args, **kwargs)
+
+        setattr(job.module, self.name, recorded)
+        return self
+
+    def __exit__(self, *exc):
+        if self.name is not None:
+            setattr(self.job.module, self.name, self.fn)
+        return False
+
+
 def recompile(job: Job) -> dict:
-    """Count trace-cache misses attributed to the flagged line while the code runs as written."""
+    """Count trace-cache misses attributed to the flagged line while the code runs as written,
+    and the distinct cache keys (argument signatures) the call at the line used."""
     state = job.state
     records = list(state["import_misses"])
     ran = state["import_watch"].ran(job.line, job.end_line, job.key)
     how = "at import"
     shapes = ""
+    recorder = None
     if ran < 2 and job.key is not None and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
         how = f"calling {job.f.get('function')} twice"
         last = None
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            jax.clear_caches()  # count the compiles of this run, not of the import
             start = len(state["misses"])
             state["budget"] = state["budget_total"]
+            recorder = _CallRecorder(job)
             try:
-                with job.watch() as w:
+                with job.watch() as w, recorder:
                     for _ in range(2):  # one compile is intended for two calls with equal shapes
                         eager(*a.args, **a.kwargs)
             except CompileBudget:
                 pass
             except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
-                last = exc
+                last = (exc, a.shapes)
                 continue
             records += state["misses"][start:]
             ran, shapes, last = job.ran_line(w), a.shapes, None
             break
         if last is not None:
-            return verdict(COULD_NOT_RUN, "the function raised", first_line(last))
+            return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                           f"{first_line(last[0])} (with {last[1]})", last[1])
     misses = _misses_at(job, records)
-    evidence = misses[-1].strip() if misses else ""
+    # The second miss shows what changed between the first two calls at the line.
+    evidence = misses[min(1, len(misses) - 1)].strip() if misses else ""
     if ran == 0:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried {how}", shapes)
     n = len(misses)
+    calls = recorder.calls if recorder is not None and recorder.name else []
+    distinct = list(dict.fromkeys(calls))
     if n >= 2:
-        return verdict(CONFIRMED, f"{n} compiles for {ran} calls", evidence, shapes)
+        return verdict(CONFIRMED, f"{n} compiles for {max(ran, len(calls))} calls", evidence, shapes)
+    if len(distinct) >= 2 and job.confirm.get("kind") == "recompile":
+        shown = " | ".join(_varying([list(d) for d in distinct])[:4]) + (
+            " | ..." if len(distinct) > 4 else "")
+        return verdict(CONFIRMED, f"{len(distinct)} compiled versions for {len(calls)} calls",
+                       f"line {job.line} called {recorder.name} with {len(distinct)} distinct "
+                       f"signatures, each its own cache entry and compile ({n} compiled at this "
+                       f"line, the rest earlier in the same run): {shown}"
+                       + (f"; {evidence}" if evidence else ""), shapes)
     if job.confirm.get("kind") == "overhead" and n == 0:
         return verdict(COULD_NOT_RUN, "no jit compiled at this line",
                        f"ran {how}; the overhead recipe measures a jit wrapper re-created per call",
@@ -459,8 +562,16 @@ def recompile(job: Job) -> dict:
                        f"jax.jit(...) re-created {ran} times ({how}); the trace cache is keyed on "
                        f"the function, so it compiled {n} time(s) but paid the wrapper cost on "
                        f"every call", shapes)
-    return verdict(NOT_REPRODUCED, f"{n} compile for {ran} calls",
-                   f"ran {how}; {evidence or 'no cache miss at this line after the first'}", shapes)
+    seen = f"; the call used {len(distinct)} signature(s): " \
+        f"{' | '.join(', '.join(d) for d in distinct[:2])}" if distinct else ""
+    if n == 0:
+        # Zero compiles proves nothing: the call never compiled here (or a warm cache served it).
+        return verdict(COULD_NOT_RUN, f"no compile at line {job.line}",
+                       f"ran {how}; the jitted call at line {job.line} never compiled (a cache "
+                       f"warmed earlier served it, or the arguments did not vary){seen}", shapes)
+    return verdict(NOT_REPRODUCED, f"{n} compile for {max(ran, len(calls))} calls",
+                   f"ran {how}; {evidence or 'no cache miss at this line after the first'}{seen}",
+                   shapes)
 
 
 class CompileBudget(BaseException):
