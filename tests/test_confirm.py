@@ -94,6 +94,7 @@ def test_every_finding_gets_a_full_verdict(confirmed):
     ("jnp.zeros(n)", "TypeError"),
     ("if x.sum() > 0:", "TracerBoolConversionError"),  # a method, jitted with static self
     ("        if x > 0:", "TracerBoolConversionError"),  # a scan body inside a jitted function
+    ("if loss > 1.0:", "TracerBoolConversionError"),  # a pytree parameter
 ])
 def test_trace_errors_confirmed_at_their_line(confirmed, text, cls):
     path = case("trace_errors.py")
@@ -112,7 +113,7 @@ def test_trace_error_reports_int32_for_sizes(confirmed):
 
 
 @pytest.mark.parametrize("text, summary_part", [
-    ('print("x is", x)', "printed once in 3 calls"),
+    ('print("x is", x)', "ran once in 3 calls"),
     ("return x * SCALE", "stale SCALE"),
     ("LEAKED.append(y)", "tracer leaked into LEAKED[0]"),
     ("next(it)", "jit returned"),
@@ -151,7 +152,7 @@ def test_prng_reuse_shows_identical_draws(confirmed):
 
 @pytest.mark.parametrize("index, summary_part", [
     (0, "traced without error"),
-    (1, "printed on every call"),
+    (1, "ran on every call"),
     (2, "jit saw the new OFFSET"),
     (3, "no tracer leaked"),
     (4, "jit and eager agree"),

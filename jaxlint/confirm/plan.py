@@ -70,6 +70,7 @@ class _Planner:
             self.by_name.setdefault(info.qualname, []).append(info)
         self._calls: Optional[dict[FunctionInfo, list[cst.Call]]] = None
         self._assigns: Optional[list[cst.Assign]] = None
+        self._pytree_cache: Optional[dict] = None
 
     def line(self, node) -> int:
         pos = self.positions.get(node)
@@ -106,6 +107,9 @@ class _Planner:
                 p.update(_annotation_spec(self.model, ann))
             if _KEY_NAME.search(name):
                 p.setdefault("key", True)
+            keys = self.pytree_keys(info, name, 3)
+            if keys:
+                p["keys"] = sorted(keys)
             for site in sites.get(name, ()):
                 p.setdefault("site", site)
             params.append(p)
@@ -113,6 +117,49 @@ class _Planner:
                 "is_method": info.is_method, "params": params,
                 "jitted": any("jit" in c.transforms and c.via in ("decorator", "wrapper")
                               for c in info.contexts.values())}
+
+    def _inside(self, node, info: FunctionInfo) -> bool:
+        fi = self.model.function_of(node)
+        while fi is not None and fi is not info:
+            fi = fi.enclosing
+        return fi is info
+
+    def pytree_keys(self, info: FunctionInfo, name: str, depth: int) -> set[str]:
+        """String keys a parameter is subscripted with (`params["w"]`), in the function, the
+        functions nested in it, and the same-file functions it is passed to (also through
+        `jax.grad(f)(params, ...)`): a dict of arrays with those keys can stand in for it."""
+        if self._pytree_cache is None:
+            self._pytree_cache = {}
+        memo = (info, name)
+        if memo in self._pytree_cache:
+            return self._pytree_cache[memo]
+        self._pytree_cache[memo] = set()  # recursion guard
+        keys: set[str] = set()
+        for sub in self.model.nodes(cst.Subscript):
+            if isinstance(sub.value, cst.Name) and sub.value.value == name \
+                    and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) \
+                    and isinstance(sub.slice[0].slice.value, cst.SimpleString) \
+                    and self._inside(sub, info):
+                keys.add(str(sub.slice[0].slice.value.evaluated_value))
+        if depth > 0:
+            for call in self.model.nodes(cst.Call):
+                if not self._inside(call, info):
+                    continue
+                func = call.func
+                if isinstance(func, cst.Call) and func.args and \
+                        (self.model.qualname(func.func) or "").startswith("jax."):
+                    func = func.args[0].value  # jax.grad(f)(params, ...)
+                target = self.model.resolve_function(func) if isinstance(func, cst.Name) else None
+                if target is None:
+                    continue
+                for i, a in enumerate(call.args):
+                    if a.star or a.keyword is not None:
+                        break
+                    if isinstance(a.value, cst.Name) and a.value.value == name \
+                            and i < len(target.positional):
+                        keys |= self.pytree_keys(target, target.positional[i], depth - 1)
+        self._pytree_cache[memo] = keys
+        return keys
 
     def size_params(self, info: FunctionInfo) -> set[str]:
         names = set(info.all_params)

@@ -231,38 +231,73 @@ def _concrete_runs(job: Job, body: Callable[[Job, Any, Any, Any], Optional[dict]
             result["shapes"] = result.get("shapes") or a.shapes
             return result
     if last is not None:
-        return verdict(COULD_NOT_RUN, "the function raised", first_line(last[0]), last[1])
+        return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                       f"{first_line(last[0])} (with {last[1]})", last[1])
     return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
 
 
+class _LineStream(io.StringIO):
+    """Captures output, keeping apart what the flagged lines of the target function wrote."""
+
+    def __init__(self, job: Job):
+        super().__init__()
+        self.job = job
+        self.here: list[str] = []
+
+    def write(self, text):
+        frame = sys._getframe(1)
+        for _ in range(40):
+            if frame is None:
+                break
+            if code_key(frame.f_code) == self.job.key \
+                    and self.job.line <= frame.f_lineno <= self.job.end_line:
+                self.here.append(text)
+                break
+            frame = frame.f_back
+        return super().write(text)
+
+
 def print_at_trace(job: Job) -> dict:
+    """The flagged statement runs once per trace: count how often its line runs in 3 jitted
+    calls against 3 calls under jax.disable_jit(), and show what it wrote."""
     calls = 3
 
     def body(job, a, jitted, eager):
         jax.clear_caches()  # the trace cache spans jit wrappers: a cached trace prints nothing
-        out = io.StringIO()
-        with job.watch() as w, contextlib.redirect_stdout(out):
+        out, err = _LineStream(job), _LineStream(job)
+        with job.watch() as w, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             for _ in range(calls):
                 jax.block_until_ready(jitted(*a.args, **a.kwargs))
             jax.effects_barrier()
-        if not job.ran_line(w):
+        n_jit = job.ran_line(w)
+        if not n_jit:
             return None
-        eager_out = io.StringIO()
-        with jax.disable_jit(), contextlib.redirect_stdout(eager_out):
+        e_out, e_err = _LineStream(job), _LineStream(job)
+        with job.watch() as w_eager, jax.disable_jit(), \
+                contextlib.redirect_stdout(e_out), contextlib.redirect_stderr(e_err):
             for _ in range(calls):
                 eager(*a.args, **a.kwargs)
-        n_jit = len(out.getvalue().splitlines())
-        n_eager = len(eager_out.getvalue().splitlines())
-        text = out.getvalue().strip().splitlines()
-        shown = text[0][:120] if text else ""
-        tracer = " (a tracer, not a value)" if _TRACER.search(out.getvalue()) else ""
-        if n_jit < n_eager:
-            times = "once" if n_jit == 1 else f"{n_jit} lines"
-            return verdict(CONFIRMED, f"printed {times} in {calls} calls",
-                           f"jit printed {n_jit} line(s) in {calls} calls, without jit "
-                           f"{n_eager}; output: {shown!r}{tracer}")
-        return verdict(NOT_REPRODUCED, f"printed on every call ({n_jit} lines in {calls} calls)",
-                       f"jit printed {n_jit} line(s), without jit {n_eager}; output: {shown!r}")
+        n_eager = job.ran_line(w_eager)
+        written = "".join(out.here + err.here).strip().splitlines()
+        # Output of the line itself, and of everything: a staged effect (jax.debug.print) runs
+        # its line once but prints on every call, from the runtime rather than from the line.
+        here_jit, here_eager = len(written), len("".join(e_out.here + e_err.here).strip().splitlines())
+        total_jit = len((out.getvalue() + err.getvalue()).strip().splitlines())
+        total_eager = len((e_out.getvalue() + e_err.getvalue()).strip().splitlines())
+        shown = f"; it wrote {written[0][:120]!r}" if written else \
+            "; it wrote nothing to stdout/stderr"
+        tracer = " (a tracer, not a value)" if written and _TRACER.search(written[0]) else ""
+        counts = f"line {job.line} ran {n_jit} time(s) in {calls} jitted calls, {n_eager} " \
+                 f"without jit{shown}{tracer}"
+        if here_eager:
+            counts += f"; output lines: {total_jit} under jit, {total_eager} without"
+            once = here_jit < here_eager and total_eager - total_jit >= here_eager - here_jit
+        else:
+            once = n_jit < n_eager
+        if once:
+            times = "once" if n_jit == 1 else f"{n_jit} times"
+            return verdict(CONFIRMED, f"ran {times} in {calls} calls", counts)
+        return verdict(NOT_REPRODUCED, f"ran on every call ({n_jit} times in {calls} calls)", counts)
 
     return _concrete_runs(job, body)
 
@@ -338,35 +373,47 @@ def _tracers_in_globals(module) -> list[str]:
 
 
 def leak(job: Job) -> dict:
+    """A tracer stored outside the trace, found by scanning module globals after a plain trace
+    (cheap); else a module-level value that changes once per trace instead of once per call;
+    else jax.checking_leaks() (slow when something leaked: it searches reference chains)."""
     entry = job.entry()
-    sig, is_method, static, jitted, _ = job.callables(entry)
+    sig, is_method, static, jitted, eager = job.callables(entry)
     name = job.confirm.get("global_name")
     tried, last_err = [], None
     for a in job.args_list(entry, sig, is_method, static, concrete=False):
         tried.append(a.shapes)
         before = set(_tracers_in_globals(job.module))
-        jax.clear_caches()  # the leak checker fires only on a real trace
-        checker = None
+        jax.clear_caches()  # a cached trace runs nothing
         with job.watch() as w:
             try:
-                with jax.checking_leaks():
-                    jitted.trace(*a.args, **a.kwargs)
+                jitted.trace(*a.args, **a.kwargs)
+                failed = None
             except Exception as exc:  # noqa: BLE001
-                checker = exc
+                failed = exc
         if not job.ran_line(w):
+            if failed is not None:
+                last_err = (failed, a.shapes)
             continue
-        if checker is not None and "Leak" not in str(checker):
-            last_err = (checker, a.shapes)  # the trace failed for another reason: proves nothing
-            continue
-        # The cross-check: a tracer that this trace left in a module global.
         found = [p for p in _tracers_in_globals(job.module) if p not in before]
         if name:
             found = [p for p in found if re.match(re.escape(name) + r"\b", p)]
-        checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
         if found:
             return verdict(CONFIRMED, f"tracer leaked into {found[0]}",
-                           f"after tracing, {', '.join(found[:3])} holds a tracer; {checker_text}",
-                           a.shapes)
+                           f"after tracing, {', '.join(found[:3])} holds a tracer", a.shapes)
+        if failed is not None:
+            last_err = (failed, a.shapes)  # the trace failed for another reason: proves nothing
+            continue
+        once = _runs_once(job, name, entry, sig, is_method, static, jitted, eager)
+        if once is not None:
+            return once
+        jax.clear_caches()  # the leak checker fires only on a real trace
+        checker = None
+        try:
+            with jax.checking_leaks():
+                jitted.trace(*a.args, **a.kwargs)
+        except Exception as exc:  # noqa: BLE001
+            checker = exc
+        checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
         if checker is not None and name and re.search(r"\." + re.escape(name) + r"\b", str(checker)):
             return verdict(CONFIRMED, "jax.checking_leaks() reported a leaked tracer", checker_text,
                            a.shapes)
@@ -375,8 +422,40 @@ def leak(job: Job) -> dict:
                        f"{'`' + name + '` ' if name else ''}holds a new tracer ({checker_text})",
                        a.shapes)
     if last_err is not None:
-        return verdict(COULD_NOT_RUN, "the function raised", first_line(last_err[0]), last_err[1])
+        return verdict(COULD_NOT_RUN, f"the function raised {type(last_err[0]).__name__}",
+                       f"{first_line(last_err[0])} (with {last_err[1]})", last_err[1])
     return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
+
+
+def _runs_once(job: Job, name, entry, sig, is_method, static, jitted, eager) -> Optional[dict]:
+    """`counter += 1` under jit: the global moves once per trace, not once per call."""
+    value = getattr(job.module, name, None) if name else None
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    calls = 3
+    for a in job.args_list(entry, sig, is_method, static, concrete=True):
+        start = getattr(job.module, name)
+        try:
+            jax.clear_caches()
+            with contextlib.redirect_stdout(io.StringIO()):
+                for _ in range(calls):
+                    jax.block_until_ready(jitted(*a.args, **a.kwargs))
+                after_jit = getattr(job.module, name)
+                with jax.disable_jit():
+                    for _ in range(calls):
+                        eager(*a.args, **a.kwargs)
+            after_eager = getattr(job.module, name)
+        except Exception:  # noqa: BLE001 - try the next argument set
+            setattr(job.module, name, start)
+            continue
+        d_jit, d_eager = after_jit - start, after_eager - after_jit
+        setattr(job.module, name, start)
+        text = f"`{name}` changed by {d_jit:g} in {calls} jitted calls, by {d_eager:g} in " \
+               f"{calls} calls without jit"
+        if d_jit != d_eager:
+            return verdict(CONFIRMED, f"{name} moved once per trace, not per call", text, a.shapes)
+        return verdict(NOT_REPRODUCED, f"{name} moved on every call", text, a.shapes)
+    return None
 
 
 def iterator(job: Job) -> dict:
@@ -448,18 +527,26 @@ class _CallRecorder:
 
     def __init__(self, job: Job):
         self.job = job
-        self.calls: list[str] = []
+        self.calls: list[tuple] = []
         self.name = None
+        self.wrapped: dict[str, Any] = {}
         fun_name = str(job.confirm.get("fun_name") or "")
         m = re.fullmatch(r"\w+\((\w+)\)", fun_name)
-        target = getattr(job.module, m.group(1), None) if m else None
-        if target is not None and hasattr(target, "lower") and hasattr(target, "_jit_info"):
-            self.name, self.fn = m.group(1), target
+        if m is None:
+            return
+        # `pool` decorated with jit, or `scale_jit = jax.jit(scale, ...)`: module-level jitted
+        # objects of that function.
+        for attr, value in list(vars(job.module).items()):
+            if hasattr(value, "lower") and hasattr(value, "_jit_info") \
+                    and getattr(value, "__name__", None) == m.group(1):
+                self.wrapped[attr] = value
+        if self.wrapped:
+            self.name = m.group(1)
 
-    def signature(self, args, kwargs) -> tuple:
-        info = self.fn._jit_info
+    def signature(self, fn, args, kwargs) -> tuple:
+        info = fn._jit_info
         try:
-            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+            bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError:
             return ("?",)
         names = list(bound.signature.parameters)
@@ -479,9 +566,12 @@ class _CallRecorder:
         return tuple(parts)
 
     def __enter__(self):
-        if self.name is None:
-            return self
-        job, fn, real = self.job, self.fn, os.path.realpath(self.job.path)
+        for attr, fn in self.wrapped.items():
+            setattr(self.job.module, attr, self._recording(fn))
+        return self
+
+    def _recording(self, fn):
+        job, real = self.job, os.path.realpath(self.job.path)
 
         def recorded(*args, **kwargs):
             frame = sys._getframe(1)
@@ -489,15 +579,14 @@ class _CallRecorder:
                 pos = list(frame.f_code.co_positions())[frame.f_lasti // 2]
                 first, last = pos[0] or frame.f_lineno, pos[1] or frame.f_lineno
                 if first <= job.line and job.end_line <= last:
-                    self.calls.append(self.signature(args, kwargs))
+                    self.calls.append(self.signature(fn, args, kwargs))
             return fn(*args, **kwargs)
 
-        setattr(job.module, self.name, recorded)
-        return self
+        return recorded
 
     def __exit__(self, *exc):
-        if self.name is not None:
-            setattr(self.job.module, self.name, self.fn)
+        for attr, fn in self.wrapped.items():
+            setattr(self.job.module, attr, fn)
         return False
 
 

@@ -116,6 +116,13 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
             if concrete:
                 value = jnp.asarray(v, dtype=dtype)
             out.desc.append(_describe(par.name, (), dtype))
+        elif p.get("keys"):
+            # A dict of arrays keyed as the function body subscripts it (`params["w"]`).
+            dtype, shape = TRY_LIST[step]
+            dtype = dtype or "float32"
+            value = {k: _fill(shape, dtype, concrete) for k in p["keys"]}
+            out.desc.append(f"{par.name}: {{{', '.join(map(repr, p['keys']))}}} of "
+                            + _describe("", shape, dtype)[2:])
         elif par.default is not inspect.Parameter.empty and p.get("default") is not False \
                 and not _is_arraylike(par.default):
             continue  # a Python default (a flag, a name): leave it

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 
 @jax.jit
 def pytree_param(params, x):
-    if params["w"] > 0:  # case: pytree
+    if params.w > 0:  # case: pytree
         return x
     return -x
 

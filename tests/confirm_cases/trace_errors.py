@@ -79,5 +79,17 @@ def outer(xs):
 outer_jit = jax.jit(outer)
 
 
+def predict(params, x):
+    return x @ params["w"] + params["b"]
+
+
+@jax.jit
+def clipped_step(params, x):
+    loss = jnp.sum(predict(params, x))
+    if loss > 1.0:  # a pytree parameter: keys from the subscripts in predict
+        loss = loss / 2
+    return loss
+
+
 if __name__ == "__main__":
     raise SystemExit("never runs under confirm mode")
