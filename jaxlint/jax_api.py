@@ -116,6 +116,8 @@ STATIC_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
     "jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.issubdtype",
     "jax.numpy.promote_types", "jax.numpy.isdtype", "jax.numpy.can_cast",
     "jax.numpy.isscalar", "jax.numpy.iscomplexobj", "jax.numpy.isrealobj",
+    "jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes", "jax.lax.dtype",
+    "jax.numpy.issctype", "jax.numpy.obj2sctype",
 })
 
 #: Attributes of an array that are static even when the array is traced.

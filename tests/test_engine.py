@@ -370,3 +370,19 @@ def test_model_records_contexts():
     assert f.abstract and f.cached and f.static_params == {"n"}
     assert g.abstract and not g.cached
     assert [c.transforms for c in g.contexts.values()] == [("vmap", "grad")]
+
+
+def test_shape_helpers_are_static():
+    # numpyro-style shape arithmetic: broadcast_shapes returns a Python tuple.
+    assert found("""
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(2,))
+        def f(p, n, shape):
+            shape = shape or lax.broadcast_shapes(jnp.shape(p), jnp.shape(n))
+            p = jnp.reshape(jnp.broadcast_to(p, shape), -1)
+            return jnp.broadcast_to(n, jnp.broadcast_shapes(jnp.shape(n), (3,)))
+    """) == []
