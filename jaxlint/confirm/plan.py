@@ -172,7 +172,7 @@ class _Planner:
             if q in _SIZE_CALLS or method in _SIZE_METHODS:
                 args = call.args if q != "jax.lax.fori_loop" else call.args[:2]
                 for a in args:
-                    out |= _names(a.value) & names
+                    out |= _bare_names(a.value) & names
         return out
 
     def call_site_args(self, info: FunctionInfo) -> dict[str, list[dict[str, Any]]]:
@@ -246,6 +246,18 @@ def _names(expr: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.Attribute):
             stack.append(node.value)
         else:
+            stack.extend(node.children)
+    return out
+
+
+def _bare_names(expr: cst.CSTNode) -> set[str]:
+    """Names used as values themselves: `n`, `n - 1`, not `x` in `x.shape[0]` or `xs[i]`."""
+    out, stack = set(), [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        elif not isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
             stack.extend(node.children)
     return out
 

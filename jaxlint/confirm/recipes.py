@@ -471,6 +471,16 @@ def iterator(job: Job) -> dict:
             return verdict(CONFIRMED, f"jit returned {_short(got)}, eager {_short(want)}",
                            f"the value was fixed at trace time: jit gave {_short(got)}, "
                            f"jax.disable_jit() gave {_short(want)}")
+        # A random draw or a clock can agree once by chance: call again. Baked in = every
+        # jitted call returns the same value while the eager calls change.
+        jit_again = [jitted(*a.args, **a.kwargs) for _ in range(3)]
+        with jax.disable_jit():
+            eager_again = [eager(*a.args, **a.kwargs) for _ in range(7)]
+        if all(_leaves_equal(got, g) for g in jit_again) \
+                and not all(_leaves_equal(want, e) for e in eager_again):
+            return verdict(CONFIRMED, f"jit returned {_short(got)} on every call",
+                           f"the value was fixed at trace time: 4 jitted calls all returned "
+                           f"{_short(got)}; 8 calls under jax.disable_jit() gave different values")
         return verdict(NOT_REPRODUCED, "jit and eager agree", f"both returned {_short(got)}")
 
     return _concrete_runs(job, body)
@@ -681,12 +691,13 @@ def prng(job: Job) -> dict:
                 with jax.disable_jit():  # keys stay concrete, so the draws can be compared
                     eager(*a.args, **a.kwargs)
             except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
-                last = exc
+                last = (exc, a.shapes)
                 continue
             draws, shapes, last = state["draws"][start:], a.shapes, None
             break
         if last is not None:
-            return verdict(COULD_NOT_RUN, "the function raised", first_line(last))
+            return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                           f"{first_line(last[0])} (with {last[1]})", last[1])
     here = [d for d in draws if job.line <= d["line"] <= job.end_line]
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
@@ -785,6 +796,12 @@ def removed_api(path: Optional[str], finding: dict, import_error: Optional[BaseE
                    "the finding carries neither `removed` nor `removed_module`")
 
 
+def timing(job: Job) -> dict:
+    return verdict(COULD_NOT_RUN, "timing findings are not confirmed",
+                   "a timing measures wall-clock time, which varies from run to run and with the "
+                   "device; confirm mode does not re-time code, so this finding is not checked")
+
+
 RECIPES = {
     "trace-error": trace_error,
     "print": print_at_trace,
@@ -794,5 +811,6 @@ RECIPES = {
     "recompile": recompile,
     "overhead": recompile,
     "prng": prng,
+    "timing": timing,
     "removed-api": lambda job: removed_api(job.path, job.f, None),
 }

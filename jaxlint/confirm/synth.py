@@ -130,10 +130,12 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
             ann = p.get("annotation")
             if ann in ("int", "bool", "float"):
                 dtype, shape = {"int": "int32", "bool": "bool", "float": "float32"}[ann], ()
+            elif p.get("size"):
+                dtype, shape = "int32", ()  # used as a size (`range(n)`): an integer scalar
             else:
                 dtype, shape = TRY_LIST[step]
                 if dtype is None:
-                    dtype = "int32" if p.get("size") else "float32"
+                    dtype = "float32"
             value = _fill(shape, dtype, concrete)
             out.desc.append(_describe(par.name, shape, dtype))
         if par.kind == par.KEYWORD_ONLY:

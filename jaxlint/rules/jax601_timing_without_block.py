@@ -23,7 +23,7 @@ class TimingWithoutBlock(Rule):
     name = "timing-without-block"
     summary = "Timing JAX work without block_until_ready measures only the dispatch"
     severity = "warning"
-    confirm_kind = "overhead"
+    confirm_kind = "timing"
 
     def check(self):
         model = self.model
