@@ -58,7 +58,21 @@ HAND_MADE = [
     made(NR, line_of(NR, "normal(k2"), "split_ok", line_of(NR, "def split_ok"), kind="unknown"),
     made(NR, line_of(NR, "normal(k2"), "nowhere", 1, kind="trace-error", expected="TypeError"),
 ]
-LINTED = ["trace_errors.py", "impurity.py", "recompile.py", "prng.py", "could_not_run.py",
+RC = case("recompile.py")
+HAND_MADE += [
+    # 9: a static value that changes, though two of its values were compiled earlier.
+    made(RC, line_of(RC, "x = scale_jit(x, 2 ** n)"), "warm_then_vary",
+         line_of(RC, "def warm_then_vary"), kind="recompile", fun_name="jit(scale)"),
+    # 10: the call at the line only hits a cache warmed earlier: zero compiles prove nothing.
+    made(RC, line_of(RC, "x = scale_jit(x, 2)  #"), "warm_only", line_of(RC, "def warm_only"),
+         kind="recompile", fun_name="jit(scale)"),
+    # 11: a name the installed jax still has.
+    made(NR, line_of(NR, "normal(k2"), "split_ok", line_of(NR, "def split_ok"),
+         kind="removed-api", removed="jax.tree.map"),
+    # 12: timings are not re-measured.
+    made(NR, line_of(NR, "normal(k2"), "split_ok", line_of(NR, "def split_ok"), kind="timing"),
+]
+LINTED = ["trace_errors.py", "impurity.py", "recompile.py", "prng.py", "could_not_run.py", "removed.py",
           "import_fails.py", "exits.py", "segfault.py", "chatty.py", "pkg/sub/model.py"]
 
 
@@ -139,6 +153,56 @@ def test_recompile_and_overhead(confirmed):
     assert "TRACING CACHE MISS" in fresh["evidence"]
     rewrap = got[line_of(path, "jax.jit(g)(x)")]
     assert rewrap["verdict"] == "confirmed" and rewrap["summary"].startswith("overhead: 1 compile")
+
+
+def hand_made(confirmed, index: int) -> dict:
+    finding = HAND_MADE[index]
+    return next(f.verdict for f in confirmed if f.path == finding.path and f.line == finding.line
+                and f.confirm == finding.confirm)
+
+
+def test_recompile_counts_cache_keys_at_the_line_when_the_cache_is_warm(confirmed):
+    v = hand_made(confirmed, 9)
+    assert v["verdict"] == "confirmed", v
+    assert v["summary"] == "3 compiled versions for 6 calls"
+    assert "factor=2.0" not in v["evidence"] and "factor=8" in v["evidence"]
+    assert "1 compiled at this line" in v["evidence"]
+
+
+def test_zero_compiles_is_could_not_run(confirmed):
+    v = hand_made(confirmed, 10)
+    assert v["verdict"] == "could not run", v
+    assert v["summary"] == f"no compile at line {HAND_MADE[10].line}"
+    assert "never compiled" in v["evidence"] and "1 signature(s)" in v["evidence"]
+
+
+def test_counter_moves_once_per_trace(confirmed):
+    path = case("recompile.py")
+    v = verdicts(confirmed, "recompile.py")[line_of(path, "COUNT += 1")]
+    assert v["verdict"] == "confirmed", v
+    assert v["evidence"] == "`COUNT` changed by 1 in 3 jitted calls, by 3 in 3 calls without jit"
+
+
+def test_removed_api_confirmed_by_the_installed_jax(confirmed):
+    import jax
+
+    got = verdicts(confirmed, "removed.py")
+    path = case("removed.py")
+    tree_map = got[line_of(path, "jax.tree_map(")]
+    assert tree_map["verdict"] == "confirmed", tree_map
+    assert tree_map["summary"] == f"jax {jax.__version__} has no jax.tree_map"
+    # The import failed at that very line: the failure is the confirmation, and it is shown.
+    assert "importing the file raised AttributeError" in tree_map["evidence"]
+    device_array = got[line_of(path, "jnp.DeviceArray")]
+    assert device_array["verdict"] == "confirmed"
+    assert "jax.numpy.DeviceArray" in device_array["summary"]
+    still = hand_made(confirmed, 11)
+    assert still["verdict"] == "not reproduced" and "still has jax.tree.map" in still["summary"]
+
+
+def test_timing_is_not_confirmed(confirmed):
+    v = hand_made(confirmed, 12)
+    assert v["verdict"] == "could not run" and v["summary"] == "timing findings are not confirmed"
 
 
 def test_prng_reuse_shows_identical_draws(confirmed):

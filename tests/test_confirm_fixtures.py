@@ -35,12 +35,29 @@ KNOWN = {
     ("recompile_training.py", 99, "JAX404"): "confirmed",
     ("recompile_training.py", 78, "JAX401"): "confirmed",
     ("impure_training.py", 91, "JAX105"): "confirmed",
-    # params["w"]: a pytree parameter; confirm mode synthesizes arrays only.
-    ("impure_training.py", 41, "JAX101"): "could not run",
+    # params["w"]: a dict synthesized from the keys the body (and predict) subscripts.
+    ("impure_training.py", 41, "JAX101"): "confirmed",
+    ("impure_training.py", 48, "JAX102"): "confirmed",  # step_count moves once per trace
+    ("impure_training.py", 53, "JAX103"): "confirmed",
+    ("impure_training.py", 55, "JAX102"): "confirmed",
+    ("model.py", 71, "JAX201"): "confirmed",
+    # pool's cache was warmed at line 62; line 71 still needs 3 compiled versions.
+    ("recompile_patterns.py", 70, "JAX405"): "confirmed",
+    ("recompile_patterns.py", 71, "JAX403"): "confirmed",
+    # Removed APIs: the installed jax lacks the name (the import failure at line 6 too).
+    ("legacy_api_tutorial.py", 6, "JAX902"): "confirmed",
+    ("legacy_api_tutorial.py", 14, "JAX303"): "confirmed",
+    ("legacy_api_tutorial.py", 17, "JAX903"): "confirmed",
+    ("legacy_api_tutorial.py", 22, "JAX904"): "confirmed",
+    ("legacy_api_tutorial.py", 30, "JAX901"): "confirmed",
+    ("legacy_api_tutorial.py", 57, "JAX905"): "confirmed",
+    ("prng_training.py", 76, "JAX502"): "confirmed",
     # Trainer(loss_fn) needs a callable to build `self`.
     ("recompile_patterns.py", 36, "JAX402"): "could not run",
-    # `from jax.config import config` fails on jax 0.10.2: the module does not import.
-    ("legacy_api_tutorial.py", 6, "JAX902"): "could not run",
+    # Timings are not re-measured.
+    ("timing_benchmark.py", 28, "JAX601"): "could not run",
+    # `sizes` is a list of ints; the try-list builds arrays.
+    ("prng_training.py", 21, "JAX502"): "could not run",
 }
 
 

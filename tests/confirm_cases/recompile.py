@@ -38,3 +38,29 @@ def same_static(x):
     for i in range(3):
         x = scale_jit(x, 2.0)
     return x
+
+
+def warm_then_vary(x):
+    for width in (1, 2, 4):
+        scale_jit(x, width)
+    for n in range(1, 4):
+        x = scale_jit(x, 2 ** n)  # widths 2 and 4 are cached already, 8 is new
+    return x
+
+
+def warm_only(x):
+    for width in (1, 2):
+        scale_jit(x, width)
+    for _ in range(2):
+        x = scale_jit(x, 2)  # served from the cache warmed above: never compiles here
+    return x
+
+
+COUNT = 0
+
+
+@jax.jit
+def counted(x):
+    global COUNT
+    COUNT += 1
+    return x + 1
