@@ -117,6 +117,7 @@ STATIC_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
     "jax.numpy.promote_types", "jax.numpy.isdtype", "jax.numpy.can_cast",
     "jax.numpy.isscalar", "jax.numpy.iscomplexobj", "jax.numpy.isrealobj",
     "jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes", "jax.lax.dtype",
+    "jax.lax.axis_size",
     "jax.numpy.issctype", "jax.numpy.obj2sctype",
 })
 

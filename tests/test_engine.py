@@ -386,3 +386,19 @@ def test_shape_helpers_are_static():
             p = jnp.reshape(jnp.broadcast_to(p, shape), -1)
             return jnp.broadcast_to(n, jnp.broadcast_shapes(jnp.shape(n), (3,)))
     """) == []
+
+
+def test_partial_with_splatted_kwargs_claims_nothing():
+    # Which parameters `**kwargs` binds is unknown, so none is claimed traced.
+    assert found("""
+        import functools
+        import jax
+
+        def kernel(x, *, config):
+            if config.tile > 2:
+                return x
+            return -x
+
+        def build(**kwargs):
+            return jax.jit(functools.partial(kernel, **kwargs))
+    """) == []

@@ -191,6 +191,8 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
             if fq in PARTIAL and pos:
                 offset += len(pos) - 1
                 bound |= set(_kwargs(expr))
+                if any(a.star for a in expr.args):
+                    bound.add("*")  # `partial(f, **kwargs)`: which parameters are bound is unknown
                 expr = pos[0]
                 continue
             return None
@@ -200,6 +202,8 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
         if info is None:
             return None
         bound_names = set(info.positional[:offset]) | bound
+        if "*" in bound:
+            bound_names = set(info.all_params)
         return info, uses, offset, frozenset(bound_names)
     return None
 
