@@ -20,7 +20,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from jaxlint import __version__
 from jaxlint.config import Settings

@@ -6,7 +6,6 @@ Exit codes follow ruff and flake8: 0 clean, 1 findings, 2 usage or config error.
 from __future__ import annotations
 
 import collections
-import os
 import sys
 from typing import Optional
 

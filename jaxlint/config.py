@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 

@@ -10,7 +10,6 @@ import traceback
 
 from typing import Iterable, Optional, Union
 
-import libcst as cst
 
 from jaxlint import noqa
 from jaxlint.config import Settings

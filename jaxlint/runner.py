@@ -116,6 +116,16 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
             w.send(queue.pop())
             busy[w.conn] = w
 
+    def replace(w: _Worker, message: str) -> None:
+        """A worker died or overran on its file: report that file, carry on with a fresh one."""
+        index, path = w.task
+        w.kill()
+        results[index] = FileResult(path, diagnostics=[Diagnostic(path, message)])
+        workers.remove(w)
+        fresh = _Worker(ctx, settings)
+        workers.append(fresh)
+        feed(fresh)
+
     for w in workers:
         feed(w)
     try:
@@ -130,26 +140,12 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
                     feed(w)
                 except (EOFError, OSError):
                     # The worker died on this file (e.g. libcst crashed the interpreter).
-                    index, path = w.task
-                    code = w.proc.exitcode
-                    w.kill()
-                    results[index] = FileResult(path, diagnostics=[Diagnostic(
-                        path, f"the parser crashed on this file (exit code {code}); skipped")])
-                    workers.remove(w)
-                    nw = _Worker(ctx, settings)
-                    workers.append(nw)
-                    feed(nw)
+                    w.proc.join(1.0)
+                    replace(w, f"the parser crashed on this file (exit code {w.proc.exitcode}); skipped")
             for conn, w in list(busy.items()):
                 if now - w.started > timeout:
                     busy.pop(conn)
-                    index, path = w.task
-                    w.kill()
-                    results[index] = FileResult(path, diagnostics=[Diagnostic(
-                        path, f"took longer than {timeout:.0f} s to analyse; skipped")])
-                    workers.remove(w)
-                    nw = _Worker(ctx, settings)
-                    workers.append(nw)
-                    feed(nw)
+                    replace(w, f"took longer than {timeout:.0f} s to analyse; skipped")
     finally:
         for w in workers:
             w.stop()

@@ -9,9 +9,12 @@ import ast
 import io
 import tokenize
 import warnings
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from jaxlint.finding import Diagnostic
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
 
 # Files larger than this are not parsed: libcst's cost grows faster than linear
 # on pathological input, and no hand-written module is this big.

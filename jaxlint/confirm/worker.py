@@ -189,7 +189,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
             continue
         if module is None:
             if kind in ("recompile", "overhead"):
-                out.append(recipes.verdict(recipes.CONFIRMED, f"compile budget hit at import",
+                out.append(recipes.verdict(recipes.CONFIRMED, "compile budget hit at import",
                                            f"{import_error}; " + "; ".join(
                                                m.strip().splitlines()[0]
                                                for m in state["misses"][-2:])))

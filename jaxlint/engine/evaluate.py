@@ -226,7 +226,7 @@ class _Evaluator:
                 self.env = saved
             self.env[node.name.value] = STATIC
         elif t is cst.Match:
-            subject = self.expr(node.subject)
+            self.expr(node.subject)
             before = dict(self.env)
             out = None
             for case in node.cases:
@@ -236,7 +236,6 @@ class _Evaluator:
                 self.block(_body(case))
                 out = self.env if out is None else join_envs(out, self.env)
             self.env = out if out is not None else before
-            del subject
 
     def params_defaults(self, params: cst.Parameters) -> None:
         for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):

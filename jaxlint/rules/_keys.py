@@ -60,6 +60,11 @@ def key_findings(model: FileModel) -> list[KeyFinding]:
     return found
 
 
+def key_findings_for(model: FileModel, code: str):
+    """The key-flow findings that belong to one rule."""
+    return [found for found in key_findings(model) if found.code == code]
+
+
 def line_of(model: FileModel, node: cst.CSTNode) -> int:
     """The line of a node, for messages that point at an earlier call."""
     return model.line_of(node)

@@ -236,6 +236,18 @@ class JittedCallee:
                 i += 1
 
 
+def jitted_calls_in_loops(model):
+    """(call, loop, callee) for each call of a jitted function of this file made once per
+    loop iteration, outside traced code."""
+    for call in model.nodes(cst.Call):
+        loop = repeating_loop(model, call)
+        if loop is None or inside_traced(model, call):
+            continue
+        callee = jitted_callee(model, call)
+        if callee is not None:
+            yield call, loop, callee
+
+
 def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
     """The jitted function a call reaches: `jax.jit(f, ...)(...)`, a decorated
     `f(...)`, `self.f(...)`, or `g(...)` with `g = jax.jit(f, ...)`."""

@@ -77,7 +77,7 @@ class JitOfFreshCallable(Rule):
             inner = rc.wrapped_callable(target)
             inner_name = _function_name(inner)
             if q in PARTIAL:
-                return f"a partial object", inner_name
+                return "a partial object", inner_name
             if transform_for(model, q) is not None:
                 return f"the result of `{self.source(target.func)}`", inner_name
             return None

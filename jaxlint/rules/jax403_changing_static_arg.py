@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
 
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
@@ -16,12 +15,8 @@ class ChangingStaticArg(Rule):
 
     def check(self):
         model = self.model
-        for call in model.nodes(cst.Call):
-            loop = rc.repeating_loop(model, call)
-            if loop is None or rc.inside_traced(model, call):
-                continue
-            callee = rc.jitted_callee(model, call)
-            if callee is None or not callee.static:
+        for call, loop, callee in rc.jitted_calls_in_loops(model):
+            if not callee.static:
                 continue
             varying = None
             for param, arg in callee.bind(call):

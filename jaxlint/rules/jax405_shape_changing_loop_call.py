@@ -21,13 +21,7 @@ class ShapeChangingLoopCall(Rule):
 
     def check(self):
         model = self.model
-        for call in model.nodes(cst.Call):
-            loop = rc.repeating_loop(model, call)
-            if loop is None or rc.inside_traced(model, call):
-                continue
-            callee = rc.jitted_callee(model, call)
-            if callee is None:
-                continue
+        for call, loop, callee in rc.jitted_calls_in_loops(model):
             varying = None
             for param, arg in callee.bind(call):
                 if param in callee.static:

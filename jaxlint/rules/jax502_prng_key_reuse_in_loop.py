@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rules._keys import key_findings
+from jaxlint.rules._keys import key_findings_for
 from jaxlint.rules.base import Rule
 
 
@@ -15,9 +15,7 @@ class PrngKeyReuseInLoop(Rule):
     confirm_kind = "prng"
 
     def check(self):
-        for found in key_findings(self.model):
-            if found.code != self.code:
-                continue
+        for found in key_findings_for(self.model, self.code):
             use = found.use
             loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
                 "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")

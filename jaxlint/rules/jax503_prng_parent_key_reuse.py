@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.rules._keys import key_findings, line_of
+from jaxlint.rules._keys import key_findings_for, line_of
 from jaxlint.rules.base import Rule
 
 
@@ -13,9 +13,7 @@ class PrngParentKeyReuse(Rule):
     confirm_kind = "prng"
 
     def check(self):
-        for found in key_findings(self.model):
-            if found.code != self.code:
-                continue
+        for found in key_findings_for(self.model, self.code):
             use = found.use
             where = line_of(self.model, found.previous.call)
             if use.kind == "split":
