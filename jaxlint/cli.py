@@ -206,9 +206,9 @@ def rule_cmd(code: str) -> None:
     from jaxlint.pages import page_text
     from jaxlint.rules import get_rule
 
-    rule = get_rule(code)
-    text = page_text(code) if rule else None
-    if rule is None or text is None:
+    # JAX000 has a page but is a diagnostic, not a rule.
+    text = page_text(code) if get_rule(code) or code.upper() == "JAX000" else None
+    if text is None:
         click.echo(f"jaxlint: error: unknown rule `{code}` (see `jaxlint rules`)", err=True)
         sys.exit(2)
     click.echo(text, nl=not text.endswith("\n"))
