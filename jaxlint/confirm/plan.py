@@ -19,6 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.engine import FileModel
 from jaxlint.engine.functions import FunctionInfo
+from jaxlint.engine.model import children
 from jaxlint.source import parse_source, read_source
 
 # Calls whose arguments are sizes: a traced value there must be an int32 to reach the line.
@@ -246,7 +247,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.Attribute):
             stack.append(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(children(node))
     return out
 
 
@@ -258,7 +259,7 @@ def _bare_names(expr: cst.CSTNode) -> set[str]:
         if isinstance(node, cst.Name):
             out.add(node.value)
         elif not isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
-            stack.extend(node.children)
+            stack.extend(children(node))
     return out
 
 
