@@ -27,6 +27,8 @@ class Transform:
     static_argnames_kw: tuple[str, ...] = ()
     # Options that may also be given by position after the function: vmap(f, in_axes).
     positional_options: tuple[str, ...] = ()
+    # Values are JVP tracers: concrete enough for `if x > 0`, yet float(x) fails.
+    differentiates: bool = False
 
 
 _JIT = Transform("jit", abstract=True, cached=True,
@@ -37,7 +39,11 @@ _PMAP = Transform("pmap", abstract=True, cached=True,
 _VMAP = Transform("vmap", abstract=True, cached=False, positional_options=("in_axes", "out_axes"))
 _CHECKPOINT = Transform("checkpoint", abstract=True, cached=False,
                         static_argnums_kw=("static_argnums",))
-_GRAD = Transform("grad", abstract=False, cached=False, positional_options=("argnums",))
+_GRAD = Transform("grad", abstract=False, cached=False, positional_options=("argnums",),
+                  differentiates=True)
+_JVP = Transform("jvp", abstract=False, cached=False, differentiates=True)
+_LINEARIZE = Transform("linearize", abstract=False, cached=False, differentiates=True)
+_VJP = Transform("vjp", abstract=False, cached=False, differentiates=True)
 _CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
                     static_argnums_kw=("nondiff_argnums",))
 _EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)
@@ -59,6 +65,9 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.jacfwd": _GRAD,
     "jax.jacrev": _GRAD,
     "jax.hessian": _GRAD,
+    "jax.jvp": _JVP,
+    "jax.linearize": _LINEARIZE,
+    "jax.vjp": _VJP,
     "jax.custom_jvp": _CUSTOM,
     "jax.custom_vjp": _CUSTOM,
     "jax.eval_shape": _EVAL_SHAPE,
@@ -86,6 +95,9 @@ class BodyCall:
     fn_keywords: tuple[str, ...]
     # lax.switch takes a sequence of branches at this position.
     branch_list_position: int | None = None
+    # False: the callable runs on whatever it is given (associative_scan calls it
+    # eagerly outside jit), so it is abstract only inside an abstract trace.
+    abstract: bool = True
 
 
 #: lax control flow traces its bodies to jaxprs even outside jit, so Python control
@@ -97,7 +109,7 @@ BODY_CALLS: dict[str, BodyCall] = {
     "jax.lax.cond": BodyCall((1, 2), ("true_fun", "false_fun")),
     "jax.lax.switch": BodyCall((), (), branch_list_position=1),
     "jax.lax.map": BodyCall((0,), ("f",)),
-    "jax.lax.associative_scan": BodyCall((0,), ("fn",)),
+    "jax.lax.associative_scan": BodyCall((0,), ("fn",), abstract=False),
     "jax.lax.reduce": BodyCall((2,), ("computation",)),
     "jax.lax.custom_root": BodyCall((0, 2, 3), ()),
 }
@@ -389,3 +401,89 @@ REMOVED_MODULES: dict[str, RemovedAPI] = {
     # the attribute (and `from jax import config`) still work.
     "jax.config": RemovedAPI("`import jax` and `jax.config.update(...)`", "0.4.29", "config-module"),
 }
+
+
+# Values: what JAX functions return, and which classes are pytrees -----------------
+
+#: Collectives that return a pytree shaped like their argument. Given a Python
+#: constant they return a Python value: `lax.psum(1, "i")` is the axis size, an
+#: int, under pmap, vmap and shard_map (checked under jax 0.10.2).
+COLLECTIVES: frozenset[str] = frozenset(
+    f"jax.lax.{n}" for n in (
+        "psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "pswapaxes",
+        "all_to_all", "psum_scatter",
+    ))
+#: Functions that return their argument's pytree, with each leaf mapped.
+PYTREE_PRESERVING: frozenset[str] = frozenset({
+    "jax.lax.stop_gradient", "jax.device_put", "jax.block_until_ready",
+    "jax.lax.with_sharding_constraint", "jax.device_get",
+})
+#: lax control flow: the results are pytrees shaped like the carry / the
+#: branches' outputs, so their structure is unknown here (never "an array").
+CONTROL_FLOW_RESULTS: frozenset[str] = frozenset(
+    f"jax.lax.{n}" for n in (
+        "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
+        "custom_root", "custom_linear_solve", "reduce", "platform_dependent",
+    ))
+#: jax.tree / jax.tree_util functions whose result is a pytree of unknown structure.
+TREE_MODULES: tuple[str, ...] = ("jax.tree", "jax.tree_util")
+
+#: Decorators that make a class a pytree whose fields are its children.
+PYTREE_CLASS_DECORATORS: frozenset[str] = frozenset({
+    "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass",
+    "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_static",
+})
+#: Base classes that make a subclass a pytree whose annotated fields are children.
+PYTREE_BASES: frozenset[str] = frozenset({
+    "flax.struct.PyTreeNode", "equinox.Module", "typing.NamedTuple", "flax.nnx.Pytree",
+    "flax.nnx.Object",
+})
+#: `field(...)` calls that declare a static (metadata, not traced) field, and the
+#: keyword that says so: `struct.field(pytree_node=False)`, `eqx.field(static=True)`.
+STATIC_FIELD_CALLS: dict[str, tuple[str, bool]] = {
+    "flax.struct.field": ("pytree_node", False),
+    "equinox.field": ("static", True),
+    "equinox.static_field": ("", True),  # every static_field() is static
+    "dataclasses.field": ("metadata.static", True),  # register_dataclass's static metadata
+    "chex.field": ("metadata.static", True),
+}
+#: Pytree classes of libraries, with the fields they declare static.
+LIBRARY_PYTREE_CLASSES: dict[str, frozenset[str]] = {
+    "flax.training.train_state.TrainState": frozenset({"apply_fn", "tx"}),
+    "flax.training.dynamic_scale.DynamicScale": frozenset({"backoff_factor", "growth_factor",
+                                                           "growth_interval", "minimum_scale"}),
+}
+#: Classes whose instances are mutable boxes: `v[...] = x` and `v.value = x` are their API.
+BOX_CLASSES: frozenset[str] = frozenset({
+    "flax.nnx.Variable", "flax.nnx.Param", "flax.nnx.BatchStat", "flax.nnx.Cache",
+    "flax.nnx.Intermediate", "flax.nnx.VariableState", "flax.nnx.Rngs", "flax.nnx.RngState",
+    "flax.nnx.RngKey", "flax.nnx.RngCount", "flax.nnx.State",
+    "jax.experimental.pallas.Ref", "jax.Ref", "jax.experimental.pallas.tpu.VMEM",
+})
+#: Kernels handed to these are traced with Refs (mutable boxes) as arguments.
+KERNEL_CALLS: dict[str, int] = {
+    "jax.experimental.pallas.pallas_call": 0,
+    "jax.experimental.pallas.core_map": 0,
+}
+#: Annotations meaning a Python scalar; under a trace a non-static one is a traced
+#: 0-d array all the same.
+SCALAR_ANNOTATIONS: frozenset[str] = frozenset({
+    "builtins.int", "builtins.float", "builtins.bool", "builtins.complex",
+})
+#: Exceptions that, caught around Python code in a traced function, make that
+#: code a deliberate eager-only path (it handles the tracer case itself).
+TRACER_ERRORS: frozenset[str] = frozenset({
+    "builtins.Exception", "builtins.BaseException", "builtins.TypeError",
+    "jax.errors.ConcretizationTypeError", "jax.errors.TracerBoolConversionError",
+    "jax.errors.TracerIntegerConversionError", "jax.errors.TracerArrayConversionError",
+    "jax.errors.NonConcreteBooleanIndexError", "jax.core.ConcretizationTypeError",
+    "jax.errors.JAXTypeError", "builtins.IndexError",
+})
+#: `isinstance(x, T)` with one of these: true only for tracers (or arrays).
+TRACER_TYPES: frozenset[str] = frozenset({"jax.core.Tracer"})
+#: Conversions that fail on the tracers of grad / jvp / vjp too (values concrete,
+#: but wrapped): float(x), complex(x), x.tolist() and NumPy conversion raise, while
+#: bool(x), int(x), x.item() and `if x > 0` work (checked under jax 0.10.2).
+FAIL_UNDER_DIFFERENTIATION: frozenset[str] = frozenset({
+    "builtins.float", "builtins.complex", "tolist", "numpy",
+})

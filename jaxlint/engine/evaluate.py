@@ -9,14 +9,16 @@ repeats until nothing changes.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 import libcst as cst
 
 from jaxlint import jax_api
-from jaxlint.engine.functions import FunctionInfo, TraceContext
-from jaxlint.engine.values import (CONCRETE_ARRAY, STATIC, TRACED, TRACED_ARRAY, TRACED_MASK, UNKNOWN,
-                                   Kind, Value, join_all, join_envs)
+from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+                                   TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
+                                   Value, container, join_all, join_envs, make)
 
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
              cst.FormattedString)
@@ -28,6 +30,26 @@ _ARRAY_ANNOTATIONS = frozenset({
 _CONVERTING_BUILTINS = frozenset({"int", "float", "complex", "bool", "range", "min", "max"})
 _MAX_ROUNDS = 12
 _LOGICAL_OPS = (cst.BitAnd, cst.BitOr, cst.BitXor)
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_CONSTANT_NAMES = frozenset({"None", "True", "False", "NotImplemented", "Ellipsis"})
+#: `isinstance(x, T)` with these: x is a Python scalar on the true side.
+_SCALAR_TYPES = frozenset({
+    "builtins.int", "builtins.float", "builtins.bool", "builtins.str", "builtins.complex",
+    "numbers.Number", "numbers.Real", "numbers.Integral", "builtins.bytes",
+})
+_CONTAINER_TYPES = frozenset({
+    "builtins.dict", "builtins.list", "builtins.tuple", "collections.abc.Mapping",
+    "collections.abc.Sequence", "typing.Mapping", "typing.Sequence",
+})
+_CONTAINER_ANNOTATIONS = _CONTAINER_TYPES | frozenset({
+    "typing.Dict", "typing.List", "typing.Tuple", "collections.abc.MutableMapping",
+    "typing.MutableMapping", "typing.Iterable", "collections.abc.Iterable",
+})
+#: Array methods that dicts and lists lack: evidence that a traced value is an array.
+_ARRAY_ONLY_METHODS = jax_api.ARRAY_METHODS - frozenset({
+    "get", "copy", "pop", "set", "add", "apply", "sort", "index", "count", "view", "__getitem__",
+})
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 
 
 def analyse(model) -> None:
@@ -50,11 +72,9 @@ def _upgrade_within(model, ev) -> None:
     for info in model.functions:
         for key, ctx in list(info.contexts.items()):
             if not ctx.abstract and ctx.within is not None and ctx.within.abstract:
-                info.contexts[key] = TraceContext(
-                    transforms=tuple(ctx.within.transform_description().split("(")[:1]) + ctx.transforms,
-                    abstract=True, cached=ctx.cached or ctx.within.cached, via=ctx.via,
-                    static=ctx.static, traced_params=ctx.traced_params, origin=ctx.origin,
-                    within=ctx.within)
+                info.contexts[key] = dataclasses.replace(
+                    ctx, transforms=ctx.within.contexts_transforms() + ctx.transforms,
+                    abstract=True, cached=ctx.cached or ctx.within.cached)
                 ev.mark_dirty(info)
 
 
@@ -79,6 +99,8 @@ class _Evaluator:
         self.env: dict[str, Value] = {}
         self.returns: Optional[Value] = None
         self.yields = False
+        # The current path ended (return, raise, break, continue): what follows is dead.
+        self.dead = False
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -91,6 +113,7 @@ class _Evaluator:
     def run_module(self) -> None:
         self.func = None
         self.env = {}
+        self.dead = False
         self.block(self.model.module.body)
         self.model.module_env = self.env
 
@@ -98,6 +121,7 @@ class _Evaluator:
         self.func = info
         self.env = self.param_values(info)
         self.returns = None
+        self.dead = False
         info.param_values = dict(self.env)
         node = info.node
         if isinstance(node, cst.Lambda):
@@ -105,7 +129,7 @@ class _Evaluator:
         else:
             self.block(_body(node))
         info.env = self.env
-        returns = self.returns if self.returns is not None else STATIC
+        returns = self.returns if self.returns is not None else SCALAR
         if self.yields:
             returns = UNKNOWN
         if returns != info.returns:
@@ -114,59 +138,111 @@ class _Evaluator:
                 self.dirty.add(caller)
         self.func = None
         self.yields = False
+        self.dead = False
 
     def param_values(self, info: FunctionInfo) -> dict[str, Value]:
         env: dict[str, Value] = {}
         params = info.all_params
-        for p in params:
-            env[p] = UNKNOWN
+        seen: dict[str, Value] = {}
         self_name = info.positional[0] if info.is_method and info.positional else None
         for ctx in info.contexts.values():
+            given = dict(ctx.arg_values) if ctx.arg_values is not None else None
             for p in params:
                 if p in ctx.static:
                     v = STATIC
-                elif p == self_name:
+                elif p == self_name and ctx.via is not ViaKind.DECORATOR:
                     continue  # `self` is an object, not an array: its fields are unknown
+                elif given is not None:
+                    if p not in given:
+                        if p in info.defaults:
+                            v = self.default_value(info, p)
+                        else:
+                            continue
+                    else:
+                        v = given[p]
+                        if v.traced and not ctx.abstract and not ctx.differentiates:
+                            continue
                 elif ctx.traced_params is None or p in ctx.traced_params:
-                    if not ctx.abstract:
+                    if not ctx.abstract and not ctx.differentiates:
                         continue
-                    v = TRACED
-                    ann = info.annotations.get(p)
-                    if ann is not None and is_array_annotation(self.model, ann):
-                        v = TRACED_ARRAY
-                elif ctx.via == "helper" and p in info.defaults:
+                    v = self.traced_param(info, p, ctx)
+                elif ctx.via is ViaKind.HELPER and p in info.defaults:
                     v = STATIC
                 else:
                     continue
-                env[p] = v if env[p] is UNKNOWN else env[p].join(v)
+                seen[p] = v if p not in seen else _join_traces(seen[p], v)
+        for p in params:
+            env[p] = seen.get(p, UNKNOWN)
         if not info.traced:
             for p, ann in info.annotations.items():
                 if is_array_annotation(self.model, ann):
                     env[p] = CONCRETE_ARRAY
         return env
 
+    def default_value(self, info: FunctionInfo, p: str) -> Value:
+        d = info.defaults[p]
+        if isinstance(d, _LITERALS) or (isinstance(d, cst.Name) and d.value in _CONSTANT_NAMES):
+            return SCALAR
+        return STATIC
+
+    def traced_param(self, info: FunctionInfo, p: str, ctx: TraceContext) -> Value:
+        """A traced parameter: an array, or a pytree whose leaves are tracers."""
+        if ctx.refs:
+            return TRACED_BOX  # a Pallas kernel's arguments are Refs
+        if p == info.vararg or p == info.kwarg:
+            return make(Kind.TRACED, Shape.CONTAINER)
+        ann = info.annotations.get(p)
+        if ann is None:
+            return TRACED
+        return annotation_value(self.model, ann, traced=True)
+
     # --------------------------------------------------------------- statements
     def block(self, stmts) -> None:
         for stmt in stmts:
+            if self.dead:
+                return
             self.stmt(stmt)
+
+    def branch(self, stmts, env: dict) -> tuple[dict, bool]:
+        """Run a block from `env`; returns (its end environment, whether it ended dead)."""
+        self.env = env
+        self.dead = False
+        self.block(stmts)
+        out, dead = self.env, self.dead
+        self.dead = False
+        return out, dead
 
     def stmt(self, node: cst.CSTNode) -> None:
         t = type(node)
         if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
             for small in node.body:
+                if self.dead:
+                    return
                 self.small(small)
         elif t is cst.If:
             self.expr(node.test)
-            before = dict(self.env)
-            self.block(_body(node))
-            after_true = self.env
-            self.env = before
+            before = self.env
+            true_env, false_env = self.narrow(node.test, before)
+            after_true, dead_true = self.branch(_body(node), true_env)
             if node.orelse is not None:
                 if isinstance(node.orelse, cst.If):
+                    self.env = false_env
+                    self.dead = False
                     self.stmt(node.orelse)
+                    after_false, dead_false = self.env, self.dead
+                    self.dead = False
                 else:
-                    self.block(_body(node.orelse))
-            self.env = join_envs(after_true, self.env)
+                    after_false, dead_false = self.branch(_body(node.orelse), false_env)
+            else:
+                after_false, dead_false = false_env, False
+            if dead_true and dead_false:
+                self.env, self.dead = after_true, True
+            elif dead_true:
+                self.env = after_false
+            elif dead_false:
+                self.env = after_true
+            else:
+                self.env = join_envs(after_true, after_false)
         elif t is cst.For:
             it = self.expr(node.iter)
             elem = self.iter_element(node.iter, it)
@@ -174,6 +250,7 @@ class _Evaluator:
             for _ in range(2):
                 self.assign_element(node.target, elem)
                 self.block(_body(node))
+                self.dead = False
                 self.env = join_envs(before, self.env)
             if node.orelse is not None:
                 self.block(_body(node.orelse))
@@ -182,6 +259,7 @@ class _Evaluator:
             for _ in range(2):
                 self.expr(node.test)
                 self.block(_body(node))
+                self.dead = False
                 self.env = join_envs(before, self.env)
             if node.orelse is not None:
                 self.block(_body(node.orelse))
@@ -192,26 +270,39 @@ class _Evaluator:
                     self.assign(item.asname.name, UNKNOWN if not v.static else v, None)
             self.block(_body(node))
         elif t is cst.Try or t is cst.TryStar:
-            self.block(_body(node))
-            after = self.env
+            before = dict(self.env)
+            after, dead = self.branch(_body(node), dict(before))
+            if node.orelse is not None and not dead:
+                after, dead = self.branch(_body(node.orelse), after)
+            ends = [] if dead else [after]
             for handler in node.handlers:
-                self.env = dict(after)
+                # A handler may start from any point of the try body.
+                self.env = join_envs(before, after)
+                self.dead = False
                 if handler.type is not None:
                     self.expr(handler.type)
                 if handler.name is not None:
                     self.assign(handler.name.name, UNKNOWN, None)
                 self.block(_body(handler))
-                after = join_envs(after, self.env)
-            self.env = after
-            if node.orelse is not None:
-                self.block(_body(node.orelse))
+                if not self.dead:
+                    ends.append(self.env)
+            self.dead = False
+            if ends:
+                env = ends[0]
+                for e in ends[1:]:
+                    env = join_envs(env, e)
+                self.env = env
+            else:
+                self.env = after
             if node.finalbody is not None:
                 self.block(_body(node.finalbody))
+            if not ends:
+                self.dead = True
         elif t is cst.FunctionDef:
             for dec in node.decorators:
                 self.expr(dec.decorator)
             self.params_defaults(node.params)
-            self.env[node.name.value] = STATIC
+            self.env[node.name.value] = STATIC_OBJECT
         elif t is cst.ClassDef:
             for dec in node.decorators:
                 self.expr(dec.decorator)
@@ -223,19 +314,61 @@ class _Evaluator:
                 saved = self.env
                 self.env = dict(saved)
                 self.block(_body(node))
+                self.dead = False
                 self.env = saved
-            self.env[node.name.value] = STATIC
+            self.env[node.name.value] = STATIC_OBJECT
         elif t is cst.Match:
             self.expr(node.subject)
             before = dict(self.env)
             out = None
             for case in node.cases:
                 self.env = dict(before)
+                self.dead = False
                 if case.guard is not None:
                     self.expr(case.guard)
                 self.block(_body(case))
-                out = self.env if out is None else join_envs(out, self.env)
+                if not self.dead:
+                    out = self.env if out is None else join_envs(out, self.env)
+            self.dead = False
             self.env = out if out is not None else before
+
+    def narrow(self, test: cst.BaseExpression, env: dict) -> tuple[dict, dict]:
+        """The environments where `test` is true and where it is false.
+
+        `x is None` makes `x` None on its true side; `isinstance(x, jax.core.Tracer)`
+        false means an eager path, where `x` is a concrete value; `isinstance(x, int)`
+        true means a Python scalar.
+        """
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            f, t = self.narrow(test.expression, env)
+            return t, f
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            t1, f1 = self.narrow(test.left, env)
+            t2, f2 = self.narrow(test.right, t1)
+            return t2, join_envs(f1, f2)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+                and isinstance(test.left, cst.Name):
+            comp = test.comparisons[0]
+            if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
+                name = test.left.value
+                if isinstance(comp.operator, cst.Is):
+                    return {**env, name: SCALAR}, env
+                if isinstance(comp.operator, cst.IsNot):
+                    return env, {**env, name: SCALAR}
+        if isinstance(test, cst.Call) and self.model.qualname(test.func) == "builtins.isinstance" \
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name):
+            name = test.args[0].value.value
+            types = test.args[1].value
+            elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+            quals = [self.model.qualname(e) for e in elems]
+            if any(q in jax_api.TRACER_TYPES for q in quals):
+                return env, {**env, name: UNKNOWN}
+            if quals and all(q in _SCALAR_TYPES for q in quals):
+                return {**env, name: SCALAR}, env
+            if quals and all(q in _CONTAINER_TYPES for q in quals):
+                old = env.get(name, UNKNOWN)
+                return {**env, name: make(old.kind, Shape.CONTAINER)}, env
+        return env, env
 
     def params_defaults(self, params: cst.Parameters) -> None:
         for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
@@ -254,7 +387,7 @@ class _Evaluator:
             if node.value is not None:
                 v = self.expr(node.value)
                 if is_array_annotation(self.model, node.annotation.annotation):
-                    v = Value(v.kind, array=True)
+                    v = make(v.kind, Shape.ARRAY)
                 self.assign(node.target, v, node.value)
         elif t is cst.AugAssign:
             v = self.expr(node.value)
@@ -262,8 +395,9 @@ class _Evaluator:
             if isinstance(node.target, cst.Name):
                 self.env[node.target.value] = _arith(old, v)
         elif t is cst.Return:
-            v = self.expr(node.value) if node.value is not None else STATIC
+            v = self.expr(node.value) if node.value is not None else SCALAR
             self.returns = v if self.returns is None else self.returns.join(v)
+            self.dead = True
         elif t is cst.Assert:
             self.expr(node.test)
             if node.msg is not None:
@@ -271,6 +405,9 @@ class _Evaluator:
         elif t is cst.Raise:
             if node.exc is not None:
                 self.expr(node.exc)
+            self.dead = True
+        elif t is cst.Break or t is cst.Continue:
+            self.dead = True
         elif t is cst.Del:
             self.expr(node.target)
 
@@ -281,19 +418,23 @@ class _Evaluator:
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
             if isinstance(value_node, (cst.Tuple, cst.List)) and len(value_node.elements) == len(elements) \
-                    and not any(isinstance(e, cst.StarredElement) for e in elements):
+                    and not starred:
                 for el, src in zip(elements, value_node.elements):
                     self.assign(el.value, self.values.get(src.value, UNKNOWN), src.value)
                 return
-            # Unpacking a traced array gives traced rows; a pytree gives traced leaves.
-            ev = v if v.kind is not Kind.STATIC else STATIC
-            if v.kind is Kind.UNKNOWN:
-                ev = Value(Kind.UNKNOWN, v.array)
+            if v.entries is not None and not starred and len(v.entries) == len(elements) \
+                    and all(k == i for i, (k, _) in enumerate(v.entries)):
+                for el, (_, part) in zip(elements, v.entries):
+                    self.assign(el.value, part, None)
+                return
+            ev = _element(v, unpacking=True)
             for el in elements:
                 inner = el.value
                 if isinstance(el, cst.StarredElement):
-                    self.assign(inner, UNKNOWN if ev.traced else ev, None)
+                    self.assign(inner, make(ev.kind, Shape.CONTAINER) if ev.kind is not Kind.UNKNOWN
+                                else UNKNOWN, None)
                 else:
                     self.assign(inner, ev, None)
             return
@@ -309,9 +450,9 @@ class _Evaluator:
             q = self.model.qualname(iter_node.func)
             args = [a.value for a in iter_node.args if a.keyword is None]
             if q == "builtins.range":
-                return STATIC if all(self.values.get(a, UNKNOWN).static for a in args) else UNKNOWN
+                return SCALAR if all(self.values.get(a, UNKNOWN).static for a in args) else UNKNOWN
             if q == "builtins.enumerate" and args:
-                return ("tuple", [STATIC, self.iter_element(args[0], self.values.get(args[0], UNKNOWN))])
+                return ("tuple", [SCALAR, self.iter_element(args[0], self.values.get(args[0], UNKNOWN))])
             if q == "builtins.zip":
                 return ("tuple", [self.iter_element(a, self.values.get(a, UNKNOWN)) for a in args])
             if q in ("builtins.reversed", "builtins.sorted", "builtins.list", "builtins.tuple") and args:
@@ -320,23 +461,16 @@ class _Evaluator:
                 base = self.values.get(iter_node.func.value, UNKNOWN)
                 meth = iter_node.func.attr.value
                 if meth in jax_api.PYTREE_KEY_METHODS:
-                    return STATIC if base.kind is not Kind.UNKNOWN else UNKNOWN
+                    return SCALAR if base.kind is not Kind.UNKNOWN else UNKNOWN
                 if meth in jax_api.PYTREE_VALUE_METHODS:
-                    return TRACED if base.traced else (STATIC if base.static else UNKNOWN)
+                    return _leaf(base)
                 if meth in jax_api.PYTREE_ITEM_METHODS:
-                    key = STATIC if base.kind is not Kind.UNKNOWN else UNKNOWN
-                    val = TRACED if base.traced else (STATIC if base.static else UNKNOWN)
-                    return ("tuple", [key, val])
+                    key = SCALAR if base.kind is not Kind.UNKNOWN else UNKNOWN
+                    return ("tuple", [key, _leaf(base)])
         if isinstance(iter_node, (cst.Tuple, cst.List)):
             return join_all(self.values.get(e.value, UNKNOWN) for e in iter_node.elements) \
                 if iter_node.elements else STATIC
-        if it.traced:
-            # Iterating an array gives traced rows; iterating a pytree parameter may
-            # give dict keys, which are static.
-            return TRACED_ARRAY if it.array else UNKNOWN
-        if it.static:
-            return STATIC
-        return UNKNOWN
+        return _element(it)
 
     def assign_element(self, target, elem) -> None:
         if isinstance(elem, tuple):
@@ -367,13 +501,15 @@ class _Evaluator:
             elif t is cst.ConcatenatedString:
                 self.expr(node.left)
                 self.expr(node.right)
-            return STATIC
+            return SCALAR
         if t is cst.Attribute:
             return self.attribute(node)
         if t is cst.Call:
             return self.call(node)
         if t is cst.BinaryOperation:
             left, right = self.expr(node.left), self.expr(node.right)
+            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, _STRINGS):
+                return SCALAR  # "%s" % x formats; it never converts
             v = _arith(left, right)
             if v.traced and isinstance(node.operator, _LOGICAL_OPS) and (left.boolean or right.boolean):
                 return TRACED_MASK
@@ -381,8 +517,8 @@ class _Evaluator:
         if t is cst.UnaryOperation:
             v = self.expr(node.expression)
             if isinstance(node.operator, cst.Not):
-                return STATIC if v.static else UNKNOWN
-            return v
+                return SCALAR if v.static else UNKNOWN
+            return _arith(v, SCALAR)
         if t is cst.BooleanOperation:
             return self.expr(node.left).join(self.expr(node.right))
         if t is cst.Comparison:
@@ -392,16 +528,28 @@ class _Evaluator:
         if t is cst.IfExp:
             self.expr(node.test)
             return self.expr(node.body).join(self.expr(node.orelse))
-        if t is cst.Tuple or t is cst.List or t is cst.Set:
+        if t is cst.Tuple or t is cst.List:
             vals = [self.expr(el.value) for el in node.elements]
-            return STATIC if all(v.static for v in vals) else UNKNOWN
+            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+                return container(vals)
+            return container(vals, entries=tuple(enumerate(vals)))
+        if t is cst.Set:
+            return container([self.expr(el.value) for el in node.elements])
         if t is cst.Dict:
-            vals = []
+            vals, entries = [], []
             for el in node.elements:
                 if isinstance(el, cst.DictElement):
-                    vals.append(self.expr(el.key))
-                vals.append(self.expr(el.value))
-            return STATIC if all(v.static for v in vals) else UNKNOWN
+                    k = self.expr(el.key)
+                    v = self.expr(el.value)
+                    vals.extend((k, v))
+                    if entries is not None and isinstance(el.key, cst.SimpleString):
+                        entries.append((el.key.evaluated_value, v))
+                    else:
+                        entries = None
+                else:
+                    vals.append(self.expr(el.value))
+                    entries = None
+            return container(vals, entries=tuple(entries) if entries is not None else None)
         if t is cst.NamedExpr:
             v = self.expr(node.value)
             self.assign(node.target, v, node.value)
@@ -410,7 +558,7 @@ class _Evaluator:
             return self.comprehension(node)
         if t is cst.Lambda:
             self.params_defaults(node.params)
-            return STATIC
+            return STATIC_OBJECT
         if t is cst.StarredElement:
             return self.expr(node.value)
         if t is cst.Yield:
@@ -421,7 +569,7 @@ class _Evaluator:
                 self.expr(inner)
             return UNKNOWN
         if t is cst.Ellipsis:
-            return STATIC
+            return SCALAR
         return UNKNOWN
 
     def lookup(self, node: cst.Name) -> Value:
@@ -444,25 +592,58 @@ class _Evaluator:
                 return v
         bindings = self.model.scope_of(node).lookup(name)
         if bindings is None:
-            return STATIC  # a builtin: True, None, len, ...
-        if all(b.kind in ("import", "def", "class") for b in bindings):
-            return STATIC
+            # A builtin: True, None, len, ...
+            return SCALAR if name in _CONSTANT_NAMES else STATIC_OBJECT
+        if all(b.kind in ("def", "class") for b in bindings):
+            return STATIC_OBJECT
+        if all(b.kind == "import" for b in bindings):
+            return STATIC  # a module, or an imported value of unknown sort
         return UNKNOWN
 
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)
         attr = node.attr.value
-        if attr in jax_api.STATIC_ATTRIBUTES:
-            return STATIC if base.kind is not Kind.UNKNOWN or base.array else UNKNOWN
-        if base.traced:
+        if attr in jax_api.STATIC_ATTRIBUTES and (base.array or base.maybe_tracer):
+            return STATIC
+        if base.shape is Shape.ARRAY:
             if attr in jax_api.ARRAY_ATTRIBUTES:
+                return TRACED_ARRAY if base.traced else CONCRETE_ARRAY
+            return UNKNOWN
+        if base.shape is Shape.BOX:
+            # nnx.Variable.value / a Ref's contents: an array, traced in a trace.
+            if attr == "value":
+                return TRACED_ARRAY if base.traced else UNKNOWN
+            return UNKNOWN
+        if base.cls is not None:
+            return self.field_value(base, attr)
+        if base.traced:
+            if attr in jax_api.ARRAY_ATTRIBUTES and base.maybe_tracer:
                 return TRACED_ARRAY
-            return TRACED  # a field of a traced pytree
-        if base.array and attr in jax_api.ARRAY_ATTRIBUTES:
-            return CONCRETE_ARRAY
+            # A field of a traced pytree of unknown class: it may be a static field.
+            return UNKNOWN
+        if attr in jax_api.STATIC_ATTRIBUTES:
+            return UNKNOWN
         if base.static and self.model.qualname(node) is not None:
             return STATIC  # jnp.float32, math.pi, a module attribute
-        return UNKNOWN if not base.static else STATIC
+        return STATIC if base.static else UNKNOWN
+
+    def field_value(self, base: Value, attr: str) -> Value:
+        cls = base.cls
+        found = base.entry(attr)
+        if found is not None:
+            return found
+        f = cls.fields.get(attr)
+        if f is None:
+            if getattr(cls, "library", False) and attr not in cls.methods:
+                return _leaf(base)
+            return UNKNOWN  # a method, a property, or something we do not know
+        if f.static:
+            return STATIC
+        if not base.traced:
+            return UNKNOWN if base.kind is Kind.UNKNOWN else STATIC
+        if f.annotation is not None:
+            return annotation_value(self.model, f.annotation, traced=True)
+        return TRACED
 
     def subscript(self, node: cst.Subscript) -> Value:
         base = self.expr(node.value)
@@ -475,11 +656,23 @@ class _Evaluator:
                 for part in (s.lower, s.upper, s.step):
                     if part is not None:
                         idx.append(self.expr(part))
+        if base.shape is Shape.ARRAY:
+            if base.traced or any(v.traced for v in idx):
+                return TRACED_ARRAY
+            return CONCRETE_ARRAY
+        if base.shape is Shape.BOX:
+            return TRACED_ARRAY if base.traced else UNKNOWN
+        if base.shape is Shape.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = _constant_key(node.slice[0].slice.value)
+            if key is not None:
+                found = base.entry(key)
+                if found is not None:
+                    return found
         if base.traced:
-            return TRACED_ARRAY if base.array else TRACED
-        if base.array:
-            traced_idx = any(v.traced for v in idx)
-            return TRACED_ARRAY if traced_idx else CONCRETE_ARRAY
+            if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
+                # x[:, 0], x[1:]: only arrays (and lists, for a plain slice) take these.
+                return TRACED_ARRAY if len(node.slice) > 1 else _leaf(base)
+            return _leaf(base)
         if base.static and all(v.static for v in idx):
             return STATIC
         return UNKNOWN
@@ -492,13 +685,13 @@ class _Evaluator:
             if not isinstance(comp.operator, (cst.Is, cst.IsNot)):
                 identity = False
         if identity:
-            return STATIC
+            return SCALAR
         if any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons):
-            return STATIC if all(v.static for v in vals) else UNKNOWN
-        if any(v.traced for v in vals):
+            return SCALAR if all(v.static for v in vals) else UNKNOWN
+        if any(v.maybe_tracer for v in vals):
             return TRACED_MASK
         if all(v.static for v in vals):
-            return STATIC
+            return SCALAR
         return UNKNOWN
 
     def comprehension(self, node) -> Value:
@@ -515,34 +708,38 @@ class _Evaluator:
         else:
             vals = [self.expr(node.elt)]
         self.env = saved
-        return STATIC if all(v.static for v in vals) else UNKNOWN
+        return container(vals)
 
     # -------------------------------------------------------------------- calls
     def call(self, node: cst.Call) -> Value:
-        func_v = self.expr(node.func)
+        self.expr(node.func)
         args = [self.expr(a.value) for a in node.args]
+        positional = [v for a, v in zip(node.args, args) if a.keyword is None and not a.star]
         q = self.model.qualname(node.func)
         in_abstract = self.func is not None and self.func.abstract
         if q is not None:
             if q.startswith("builtins."):
-                name = q[9:]
-                if name in jax_api.STATIC_BUILTINS:
-                    return STATIC
-                if name in _CONVERTING_BUILTINS:
-                    if name in ("min", "max"):
-                        return STATIC if all(v.static for v in args) else UNKNOWN
-                    return STATIC if all(v.static for v in args) or name != "range" else UNKNOWN
-                if name in jax_api.TRACED_BUILTINS:
-                    return join_all(args) if args else STATIC
-                if name in ("list", "tuple", "sorted", "reversed", "zip", "enumerate", "dict", "set"):
-                    return STATIC if all(v.static for v in args) else UNKNOWN
-                if name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1].value, cst.SimpleString):
-                    attr = node.args[1].value.evaluated_value
-                    if attr in jax_api.STATIC_ATTRIBUTES:
-                        return STATIC
-                return UNKNOWN
+                return self.builtin_call(node, q[9:], args)
             if q in jax_api.STATIC_ARRAY_FUNCTIONS:
                 return STATIC
+            if q in jax_api.COLLECTIVES:
+                if positional and positional[0].shape is Shape.SCALAR and positional[0].static:
+                    return SCALAR  # lax.psum(1, "i") is the axis size, a Python int
+                return _mirror(positional[0] if positional else UNKNOWN, in_abstract)
+            if q in jax_api.PYTREE_PRESERVING:
+                return _mirror(positional[0] if positional else UNKNOWN, in_abstract)
+            if q in jax_api.CONTROL_FLOW_RESULTS:
+                self.tree_callback(node, q)
+                if not (in_abstract or any(v.traced for v in args)):
+                    return UNKNOWN
+                if q == "jax.lax.scan":
+                    return make(Kind.TRACED, Shape.CONTAINER, entries=((0, TRACED), (1, TRACED)))
+                return TRACED
+            if q.startswith(jax_api.TREE_MODULES):
+                self.tree_callback(node, q)
+                return UNKNOWN
+            if q in jax_api.BOX_CLASSES:
+                return TRACED_BOX if in_abstract else BOX
             if jax_api.array_module_function(q):
                 if not in_abstract:
                     return CONCRETE_ARRAY
@@ -550,17 +747,32 @@ class _Evaluator:
             root = q.split(".")[0]
             if root in ("numpy", "math", "operator", "functools", "itertools", "string"):
                 return STATIC if all(v.static for v in args) else UNKNOWN
+        klass = self.model.resolve_class(node.func)
+        if klass is not None:
+            self.helper_call(node, args)
+            if klass.box:
+                return TRACED_BOX if in_abstract else BOX
+            if klass.pytree:
+                return container(args, cls=klass)
+            return make(Kind.UNKNOWN, Shape.OBJECT, cls=None)
         if isinstance(node.func, cst.Attribute):
             base = self.values.get(node.func.value, UNKNOWN)
             meth = node.func.attr.value
-            if base.traced or base.array:
+            if meth == "replace" and base.cls is not None:
+                return make(base.kind if all(a.kind is base.kind for a in args) else Kind.UNKNOWN
+                            if not base.traced else Kind.TRACED, Shape.CONTAINER, cls=base.cls)
+            owner = self.model.resolve_class(node.func.value)
+            if owner is not None and owner.pytree and meth in owner.methods \
+                    and _is_classmethod(owner.methods[meth]):
+                return container(args, cls=owner)
+            if base.shape is Shape.ARRAY:
                 if meth in ("item", "tolist"):
                     return UNKNOWN
                 if meth in jax_api.ARRAY_METHODS:
                     return TRACED_ARRAY if base.traced else CONCRETE_ARRAY
-                if meth in jax_api.PYTREE_KEY_METHODS:
-                    return UNKNOWN
                 return UNKNOWN
+            if base.maybe_tracer and meth in _ARRAY_ONLY_METHODS:
+                return TRACED_ARRAY  # only an array has it: x.reshape(...), x.astype(...)
             if base.static and q is None and all(v.static for v in args):
                 return STATIC
         if isinstance(node.func, cst.Call) and in_abstract:
@@ -569,8 +781,62 @@ class _Evaluator:
             # `jax.value_and_grad(f)(x)` / `jax.vmap(f)(x)` inside a trace give traced values.
             if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
                 return TRACED
-        del func_v
         return self.helper_call(node, args)
+
+    def builtin_call(self, node: cst.Call, name: str, args: list[Value]) -> Value:
+        if name in jax_api.STATIC_BUILTINS:
+            return SCALAR
+        if name in _CONVERTING_BUILTINS:
+            if name in ("min", "max"):
+                if any(v.maybe_tracer for v in args):
+                    return TRACED_ARRAY
+                return STATIC if all(v.static for v in args) else UNKNOWN
+            if name == "range":
+                return STATIC_CONTAINER if all(v.static for v in args) else UNKNOWN
+            return SCALAR  # int(x): a Python value, or the error JAX2xx reports
+        if name in jax_api.TRACED_BUILTINS:
+            if any(v.traced for v in args):
+                return TRACED_ARRAY
+            return STATIC if all(v.static for v in args) else UNKNOWN
+        if name in ("list", "tuple", "sorted", "reversed", "zip", "enumerate", "dict", "set"):
+            return container(args)
+        if name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1].value, cst.SimpleString):
+            attr = node.args[1].value.evaluated_value
+            if attr in jax_api.STATIC_ATTRIBUTES:
+                return STATIC
+        return UNKNOWN
+
+    def tree_callback(self, node: cst.Call, q: str) -> None:
+        """`jax.tree.map(f, tree)` in a trace calls `f` on the tree's leaves: tracers."""
+        if q not in _TREE_MAPS or self.func is None or not self.func.traced:
+            return
+        pos = [a.value for a in node.args if a.keyword is None and not a.star]
+        if len(pos) < 2 or not any(self.values.get(t, UNKNOWN).traced for t in pos[1:2]):
+            return
+        callee = self.model.resolve_function(pos[0])
+        if callee is None or callee is self.func:
+            return
+        n = len(pos) - 1
+        values = tuple((p, TRACED_ARRAY if self.values.get(pos[1], UNKNOWN).traced else UNKNOWN)
+                       for p in callee.positional[:1])
+        values += tuple((p, TRACED_ARRAY if self.values.get(t, UNKNOWN).traced else UNKNOWN)
+                        for p, t in zip(callee.positional[1:n], pos[2:]))
+        self.add_context(callee, node, values)
+
+    def add_context(self, callee: FunctionInfo, node: cst.CSTNode, values: tuple) -> bool:
+        caller = self.func
+        ctx = TraceContext(
+            transforms=caller.contexts_transforms(),
+            abstract=caller.abstract, cached=caller.cached, via=ViaKind.HELPER,
+            static=frozenset(p for p, v in values if v.static),
+            traced_params=frozenset(p for p, v in values if v.traced), origin=node,
+            arg_values=values, differentiates=caller.differentiates)
+        callee.callers.add(caller)
+        if callee.contexts.get(node) != ctx:
+            callee.contexts[node] = ctx
+            self.mark_dirty(callee)
+            return True
+        return False
 
     def helper_call(self, node: cst.Call, arg_values: list[Value]) -> Value:
         """A call from a traced function to a function of this file makes it a helper.
@@ -593,12 +859,21 @@ class _Evaluator:
                 shift = 1
         if callee is None or callee is caller:
             return UNKNOWN
-        traced, static = set(), set()
+        bound: dict[str, Value] = {}
         positional = callee.positional[shift:]
         i = 0
         for arg, v in zip(node.args, arg_values):
-            if arg.star:
-                return UNKNOWN  # *args / **kwargs: cannot bind precisely
+            if arg.star == "*":
+                # f(*args): the rest of the positional parameters get its elements.
+                for name in positional[i:]:
+                    bound.setdefault(name, _element(v, unpacking=True))
+                i = len(positional)
+                continue
+            if arg.star == "**":
+                for name in callee.all_params[shift:]:
+                    if name not in bound and name not in callee.defaults and name != callee.vararg:
+                        bound[name] = _leaf(v) if v.traced else UNKNOWN
+                continue
             if arg.keyword is not None:
                 name = arg.keyword.value
             elif i < len(positional):
@@ -606,32 +881,148 @@ class _Evaluator:
                 i += 1
             elif callee.vararg:
                 name = callee.vararg
+                v = make(v.kind, Shape.CONTAINER)
             else:
                 continue
-            if v.traced:
-                traced.add(name)
-            elif v.static:
-                static.add(name)
-        ctx = TraceContext(
-            transforms=tuple(c for c in caller.transform_description().split("(")[:1] if c),
-            abstract=caller.abstract, cached=caller.cached, via="helper",
-            static=frozenset(static - traced), traced_params=frozenset(traced), origin=node)
-        key = id(node)
-        callee.callers.add(caller)
-        if callee.contexts.get(key) != ctx:
-            callee.contexts[key] = ctx
-            self.mark_dirty(callee)
-            return UNKNOWN
+            bound[name] = v
+        self.add_context(callee, node, tuple(sorted(bound.items())))
         if shift or callee.returns is None:
             return UNKNOWN  # a constructor returns an object
         return callee.returns
 
 
+def annotation_value(model, ann: cst.BaseExpression, traced: bool) -> Value:
+    """What a traced parameter (or pytree field) annotated `ann` holds."""
+    kind = Kind.TRACED if traced else Kind.UNKNOWN
+    if is_array_annotation(model, ann):
+        return make(kind, Shape.ARRAY)
+    q = model.qualname(ann)
+    if q in jax_api.SCALAR_ANNOTATIONS:
+        # Not static: under jit a Python int argument becomes a 0-d traced array.
+        return make(kind, Shape.ARRAY)
+    if q in jax_api.BOX_CLASSES:
+        return make(kind, Shape.BOX)
+    if q in jax_api.LIBRARY_PYTREE_CLASSES:
+        return make(kind, Shape.CONTAINER, cls=library_class(model, q))
+    klass = model.resolve_class(ann)
+    if klass is not None:
+        if klass.box:
+            return make(kind, Shape.BOX)
+        if klass.pytree:
+            return make(kind, Shape.CONTAINER, cls=klass)
+        return make(kind)
+    inner = _optional_of(model, ann)
+    if inner is not None:
+        v = annotation_value(model, inner, traced)
+        # Optional: it may be None, so it is no longer known to be an array.
+        return make(v.kind, Shape.UNKNOWN, cls=v.cls)
+    base = ann.value if isinstance(ann, cst.Subscript) else ann
+    bq = model.qualname(base)
+    if bq in _CONTAINER_ANNOTATIONS:
+        return make(kind, Shape.CONTAINER)
+    return make(kind)
+
+
+def library_class(model, qualname: str):
+    from jaxlint.engine.functions import ClassInfo, FieldInfo
+
+    cache = model.library_classes
+    found = cache.get(qualname)
+    if found is None:
+        found = ClassInfo(qualname.rsplit(".", 1)[-1], None)
+        found.pytree = True
+        found.library = True
+        found.fields = {n: FieldInfo(n, True) for n in jax_api.LIBRARY_PYTREE_CLASSES[qualname]}
+        cache[qualname] = found
+    return found
+
+
+def _optional_of(model, ann: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """X for `Optional[X]` and `X | None`."""
+    if isinstance(ann, cst.Subscript) and model.qualname(ann.value) in ("typing.Optional",) \
+            and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
+        return ann.slice[0].slice.value
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        for a, b in ((ann.left, ann.right), (ann.right, ann.left)):
+            if isinstance(b, cst.Name) and b.value == "None":
+                return a
+    return None
+
+
+def _join_traces(a: Value, b: Value) -> Value:
+    """A parameter's value over two ways of tracing the function.
+
+    Each is a real trace of its own: traced in one of them is traced (the other
+    trace does not make the first one's error go away).
+    """
+    if a.traced and not b.traced:
+        return a
+    if b.traced and not a.traced:
+        return b
+    return a.join(b)
+
+
+def _element(v: Value, unpacking: bool = False) -> Value:
+    """One element of `v` when iterated (or, with `unpacking`, unpacked)."""
+    if v.entries is not None and v.entries:
+        return join_all(e for _, e in v.entries)
+    if v.shape is Shape.ARRAY:
+        return TRACED_ARRAY if v.traced else CONCRETE_ARRAY
+    if v.traced:
+        # Unpacking gives rows of an array or children of a tuple: traced. Iterating
+        # a pytree may give a dict's keys, which are static strings.
+        return TRACED if unpacking else UNKNOWN
+    if v.static:
+        return STATIC
+    return UNKNOWN
+
+
+def _leaf(v: Value) -> Value:
+    """An entry of a container (`d[k]`, `d.values()`): traced if the container is."""
+    if v.entries is not None and v.entries:
+        return join_all(e for _, e in v.entries)
+    if v.traced:
+        return TRACED
+    if v.static:
+        return STATIC
+    return UNKNOWN
+
+
+def _mirror(v: Value, in_abstract: bool) -> Value:
+    """The result of a function that returns its argument's pytree, leaf by leaf."""
+    if not in_abstract and not v.traced:
+        return make(Kind.UNKNOWN, v.shape if v.shape is not Shape.SCALAR else Shape.ARRAY)
+    if v.shape is Shape.ARRAY or v.shape is Shape.SCALAR:
+        return TRACED_ARRAY
+    return make(Kind.TRACED, v.shape, cls=v.cls, entries=v.entries)
+
+
+def _constant_key(expr: cst.BaseExpression):
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    return None
+
+
+def _is_classmethod(info: FunctionInfo) -> bool:
+    node = info.node
+    return isinstance(node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod" for d in node.decorators)
+
+
 def _arith(a: Value, b: Value) -> Value:
-    if a.traced or b.traced:
+    if a.maybe_tracer or b.maybe_tracer or (a.traced and a.shape is Shape.BOX) \
+            or (b.traced and b.shape is Shape.BOX):
         # Arithmetic succeeded, so the traced operand is an array, not a pytree.
         return TRACED_ARRAY
+    if a.traced or b.traced:
+        if a.shape is Shape.CONTAINER and b.shape is Shape.CONTAINER:
+            return make(Kind.TRACED, Shape.CONTAINER)  # list / tuple concatenation
+        return UNKNOWN
     if a.static and b.static:
+        if a.shape is b.shape and a.shape in (Shape.SCALAR, Shape.CONTAINER):
+            return make(Kind.STATIC, a.shape)
         return STATIC
     if a.array or b.array:
         return CONCRETE_ARRAY

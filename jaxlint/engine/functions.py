@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
@@ -13,6 +14,18 @@ from jaxlint.engine.values import Value
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
+class ViaKind(str, enum.Enum):
+    """How a function came to be traced."""
+
+    DECORATOR = "decorator"  # @jax.jit
+    WRAPPER = "wrapper"      # jax.jit(f)
+    BODY = "body"            # lax.scan(f, ...), pallas_call(kernel, ...)
+    HELPER = "helper"        # called from traced code
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class TraceContext:
     """One way a function gets traced: `@jax.jit`, `lax.scan(body, ...)`, a helper call."""
@@ -21,8 +34,7 @@ class TraceContext:
     transforms: tuple[str, ...]
     abstract: bool
     cached: bool
-    # How: "decorator", "wrapper" (jax.jit(f)), "body" (lax control flow), "helper".
-    via: str
+    via: ViaKind
     # Parameters that are static (static_argnums / static_argnames).
     static: frozenset[str] = frozenset()
     # For helpers: the parameters that receive traced arguments. None: every
@@ -33,9 +45,24 @@ class TraceContext:
     # For "wrapper" and "body": the function whose body holds the wrapping call.
     # Its own tracing makes this context abstract too (jax.grad(f) inside a jit).
     within: Optional["FunctionInfo"] = None
+    # For helpers: the value of each argument at the call site, as ((name, Value), ...).
+    arg_values: Optional[tuple] = None
+    # JVP tracers (grad, jvp, vjp): `if x > 0` works, float(x) does not.
+    differentiates: bool = False
+    # A Pallas kernel: its arguments are Refs.
+    refs: bool = False
 
     def describe(self) -> str:
         return "(".join(self.transforms) + ")" * (len(self.transforms) - 1) if self.transforms else self.via
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """A field of a pytree class: static fields are metadata, the rest are children."""
+
+    name: str
+    static: bool
+    annotation: Optional[cst.BaseExpression] = None
 
 
 @dataclass(eq=False)
@@ -43,6 +70,14 @@ class ClassInfo:
     name: str
     node: cst.ClassDef
     methods: dict[str, "FunctionInfo"] = field(default_factory=dict)
+    # Filled by `jaxlint.engine.classes`: whether instances are pytrees (flax
+    # struct, equinox Module, NamedTuple, registered dataclass), their fields,
+    # and whether instances are mutable boxes (nnx.Variable subclasses).
+    pytree: bool = False
+    box: bool = False
+    # A library's class (flax's TrainState): fields not listed static are children.
+    library: bool = False
+    fields: dict[str, FieldInfo] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -61,7 +96,7 @@ class FunctionInfo:
     defaults: dict[str, cst.BaseExpression]
     annotations: dict[str, cst.BaseExpression]
     order: int
-    contexts: dict[int, TraceContext] = field(default_factory=dict)
+    contexts: dict[object, TraceContext] = field(default_factory=dict)
     # Filled by the value analysis.
     param_values: dict[str, Value] = field(default_factory=dict)
     env: dict[str, Value] = field(default_factory=dict)
@@ -86,6 +121,16 @@ class FunctionInfo:
     def abstract(self) -> bool:
         """Values are abstract: Python control flow on them fails."""
         return any(c.abstract for c in self.contexts.values())
+
+    @property
+    def differentiates(self) -> bool:
+        """Values are JVP tracers of grad / jvp / vjp (and not abstract)."""
+        return any(c.differentiates for c in self.contexts.values())
+
+    def contexts_transforms(self) -> tuple[str, ...]:
+        """The outermost transform of how this function is traced, for a helper's context."""
+        desc = self.transform_description()
+        return tuple(c for c in desc.split("(")[:1] if c)
 
     @property
     def cached(self) -> bool:

@@ -88,16 +88,19 @@ class FileModel:
         self.module_env: dict[str, Value] = {}
         # Module-level names rebound after their first binding, or written via `global`.
         self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
+        # Pytree classes of libraries (flax's TrainState), made on first use.
+        self.library_classes: dict = {}
         self._counter = 0
 
     # ------------------------------------------------------------------ build
     @classmethod
     def build(cls, module: cst.Module, path: str = "<string>",
               extra_transforms: Optional[dict] = None) -> "FileModel":
-        from jaxlint.engine import evaluate, tracing
+        from jaxlint.engine import classes, evaluate, tracing
 
         model = cls(module, path, extra_transforms)
         model._walk_module()
+        classes.read_classes(model)
         tracing.find_traced_functions(model)
         evaluate.analyse(model)
         return model

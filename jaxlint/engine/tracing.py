@@ -14,8 +14,8 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.functions import FunctionInfo, TraceContext
-from jaxlint.jax_api import BODY_CALLS, TRANSFORM_KINDS, TRANSFORMS, Transform
+from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
+from jaxlint.jax_api import BODY_CALLS, KERNEL_CALLS, TRANSFORM_KINDS, TRANSFORMS, Transform
 
 PARTIAL = frozenset({"functools.partial"})
 
@@ -149,9 +149,9 @@ def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> fro
     return frozenset(out)
 
 
-def _context(uses: list[TransformUse], info: FunctionInfo, via: str, origin,
+def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
              within: Optional[FunctionInfo] = None, offset: int = 0,
-             bound: frozenset[str] = frozenset()) -> TraceContext:
+             bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
     static = set(bound)
     unbatched: set[str] = set()
     for use in uses:
@@ -168,7 +168,8 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: str, origin,
         transforms=tuple(u.transform.name for u in uses),
         abstract=any(u.transform.abstract for u in uses),
         cached=any(u.transform.cached for u in uses),
-        via=via, static=frozenset(static), traced_params=traced, origin=origin, within=within)
+        via=via, static=frozenset(static), traced_params=traced, origin=origin, within=within,
+        differentiates=any(u.transform.differentiates for u in uses), refs=refs)
 
 
 def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
@@ -220,8 +221,8 @@ def find_traced_functions(model) -> None:
             if use is not None:
                 uses.append(use)
         if uses:
-            ctx = _context(uses, info, "decorator", uses[0].node)
-            info.contexts[id(uses[0].node)] = ctx
+            ctx = _context(uses, info, ViaKind.DECORATOR, uses[0].node)
+            info.contexts[uses[0].node] = ctx
 
     # Wrapping calls and lax bodies.
     for call in model.nodes(cst.Call):
@@ -245,7 +246,17 @@ def find_traced_functions(model) -> None:
             if found is None:
                 continue
             info, uses, offset, bound = found
-            info.contexts[id(call)] = _context(uses, info, "wrapper", call, within, offset, bound)
+            info.contexts[call] = _context(uses, info, ViaKind.WRAPPER, call, within, offset, bound)
+            continue
+        kernel = KERNEL_CALLS.get(fq)
+        if kernel is not None:
+            pos = _positional(call)
+            found = resolve_callable(model, pos[kernel], []) if len(pos) > kernel else None
+            if found is not None:
+                info, uses, offset, bound = found
+                use = TransformUse(Transform("pallas_call", abstract=True, cached=True), {}, call)
+                info.contexts[call] = _context([use] + uses, info, ViaKind.BODY, call, within,
+                                               offset, bound, refs=True)
             continue
         body = BODY_CALLS.get(fq)
         if body is None:
@@ -264,6 +275,6 @@ def find_traced_functions(model) -> None:
             if found is None:
                 continue
             info, uses, offset, bound = found
-            lax_use = TransformUse(Transform(name, abstract=True, cached=True), {}, call)
-            info.contexts[id(call) ^ id(target)] = _context(
-                [lax_use] + uses, info, "body", call, within, offset, bound)
+            lax_use = TransformUse(Transform(name, abstract=body.abstract, cached=True), {}, call)
+            info.contexts[(call, target)] = _context(
+                [lax_use] + uses, info, ViaKind.BODY, call, within, offset, bound)

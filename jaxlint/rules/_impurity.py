@@ -66,9 +66,9 @@ _RUNS_CACHE: "WeakKeyDictionary" = WeakKeyDictionary()
 
 def _runs_during_enclosing_call(model, func: FunctionInfo) -> bool:
     cache = _RUNS_CACHE.setdefault(model, {})
-    found = cache.get(id(func))
+    found = cache.get(func)
     if found is None:
-        found = cache[id(func)] = _find_runs_during_enclosing_call(model, func)
+        found = cache[func] = _find_runs_during_enclosing_call(model, func)
     return found
 
 

@@ -285,7 +285,7 @@ def _from_wrapper(model, wrapper: cst.Call, label: str) -> Optional[JittedCallee
     info = model.resolve_function(target)
     if info is None:
         return None
-    ctx = info.contexts.get(id(wrapper))
+    ctx = info.contexts.get(wrapper)
     if ctx is None or ctx.via != "wrapper":
         return None
     return JittedCallee(info, ctx, 0, label)
