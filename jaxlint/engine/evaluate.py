@@ -914,8 +914,11 @@ def annotation_value(model, ann: cst.BaseExpression, traced: bool) -> Value:
     inner = _optional_of(model, ann)
     if inner is not None:
         v = annotation_value(model, inner, traced)
-        # Optional: it may be None, so it is no longer known to be an array.
-        return make(v.kind, Shape.UNKNOWN, cls=v.cls)
+        # Optional: it may be None. An Optional pytree class keeps its fields; an
+        # Optional array is not known to be a tracer (`if mask:` may test for None).
+        if v.cls is not None:
+            return make(v.kind, Shape.UNKNOWN, cls=v.cls)
+        return UNKNOWN
     base = ann.value if isinstance(ann, cst.Subscript) else ann
     bq = model.qualname(base)
     if bq in _CONTAINER_ANNOTATIONS:

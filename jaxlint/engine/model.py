@@ -374,6 +374,29 @@ class FileModel:
             yield cur
             cur = self.parents.get(cur)
 
+    def eager_guarded(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is in a `try` body whose handler catches the tracer errors.
+
+        `try: n = int(x) except TypeError: ...` is a deliberate eager-only path:
+        the code handles the traced case itself.
+        """
+        from jaxlint.jax_api import TRACER_ERRORS
+
+        child = node
+        for anc in self.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
+                for handler in anc.handlers:
+                    if handler.type is None:
+                        return True
+                    types = handler.type
+                    elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+                    if any(self.qualname(e) in TRACER_ERRORS for e in elems):
+                        return True
+            child = anc
+        return False
+
     def in_loop(self, node: cst.CSTNode, stop_at_function: bool = True) -> Optional[cst.CSTNode]:
         """The innermost For / While (or comprehension) around `node` in the same function."""
         for anc in self.ancestors(node):

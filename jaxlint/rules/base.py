@@ -14,6 +14,7 @@ import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children
+from jaxlint import jax_api
 from jaxlint.jax_api import STATIC_ATTRIBUTES
 
 
@@ -67,10 +68,32 @@ class TracedValueRule(Rule):
 
     confirm_kind = "trace-error"
 
-    def traced(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
-        """The abstract traced function if `expr` is a traced value inside one."""
-        func = self.model.abstract_function_of(expr)
-        if func is None or not self.model.value(expr).traced:
+    def traced(self, expr: cst.BaseExpression, conversion: Optional[str] = None) -> Optional[FunctionInfo]:
+        """The traced function if `expr` is a tracer inside one, and the operation fails.
+
+        The value must be a traced array, or a traced leaf of unknown sort (the
+        conversions that use this fail on containers and None too). A known
+        container, box or a value that may be static is never reported, nor is code
+        on an eager-only path (a `try` that catches the tracer error).
+        `conversion` names the operation (`builtins.float`, "tolist", "numpy"), for
+        the ones that also fail on the tracers of grad / jvp / vjp.
+        """
+        model = self.model
+        func = model.function_of(expr)
+        if func is None or not func.traced or not model.value(expr).maybe_tracer:
+            return None
+        if not func.abstract and not (
+                conversion in jax_api.FAIL_UNDER_DIFFERENTIATION and func.differentiates):
+            return None
+        if model.eager_guarded(expr):
+            return None
+        return func
+
+    def traced_leaf(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """Like `traced`, for truth-testing: `if state:` on an instance of a pytree
+        class (or an Optional one) is fine, on an array or a traced Python flag it fails."""
+        func = self.traced(expr)
+        if func is None or self.model.value(expr).cls is not None:
             return None
         return func
 
@@ -91,7 +114,7 @@ class TracedValueRule(Rule):
     def where(self, func: FunctionInfo) -> str:
         """`under jit`, `in a lax.scan body`, for messages."""
         desc = func.transform_description()
-        if desc.startswith("lax."):
+        if desc.startswith(("lax.", "pallas_call")):
             return f"in a {desc} body"
         return f"under {desc}" if desc else "under a JAX transform"
 

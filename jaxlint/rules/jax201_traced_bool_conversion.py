@@ -50,7 +50,7 @@ class TracedBoolConversion(TracedValueRule):
         for node in model.nodes(cst.Comparison):
             if len(node.comparisons) > 1 and self.traced(node):
                 first = node.comparisons[0].comparator
-                if self.model.value(node.left).traced or self.model.value(first).traced:
+                if self.model.value(node.left).maybe_tracer or self.model.value(first).maybe_tracer:
                     yield from self._flag(node, "chained comparison")
         for node in model.nodes(cst.Call):
             q = model.qualname(node.func)
@@ -71,14 +71,14 @@ class TracedBoolConversion(TracedValueRule):
             return
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) > 1:
             return  # reported as a chained comparison
-        if self.traced(expr):
+        if self.traced_leaf(expr):
             yield from self._flag(expr, kind)
 
     def _flag(self, expr, kind):
         if expr in self._seen:
             return
         self._seen.add(expr)
-        func = self.model.abstract_function_of(expr)
+        func = self.model.function_of(expr)
         what = {"conditional expression": "a conditional expression",
                 "chained comparison": "a chained comparison",
                 "bool()": "`bool()`", "min()": "builtin `min()`", "max()": "builtin `max()`"}.get(kind, f"`{kind}`")

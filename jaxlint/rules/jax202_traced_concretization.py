@@ -22,7 +22,7 @@ class TracedConcretization(TracedValueRule):
             q = model.qualname(call.func)
             if q in _CONVERSIONS and call.args:
                 arg = call.args[0].value
-                func = self.traced(arg)
+                func = self.traced(arg, conversion=q)
                 if func is not None:
                     yield self.report(call, (
                         f"`{_CONVERSIONS[q]}` on traced value `{self.source(arg)}` raises "
@@ -32,7 +32,7 @@ class TracedConcretization(TracedValueRule):
             elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ("item", "tolist") \
                     and not call.args:
                 base = call.func.value
-                func = self.traced(base)
+                func = self.traced(base, conversion=call.func.attr.value)
                 if func is not None:
                     meth = call.func.attr.value
                     yield self.report(call, (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.values import Shape
 from jaxlint.rules.base import TracedValueRule
 
 
@@ -37,7 +38,9 @@ class TracedIntegerConversion(TracedValueRule):
         for sub in model.nodes(cst.Subscript):
             # A Python list / tuple (static) indexed with a tracer: Python calls __index__.
             base = model.value(sub.value)
-            if not base.static or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            # Only a known list / tuple / str: an imported name may be an array.
+            if not base.static or base.shape not in (Shape.CONTAINER, Shape.SCALAR) \
+                    or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
                 continue
             if not isinstance(sub.value, (cst.List, cst.Tuple, cst.Name, cst.Attribute, cst.Subscript)):
                 continue

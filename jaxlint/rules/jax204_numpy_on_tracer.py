@@ -23,7 +23,7 @@ class NumpyOnTracer(TracedValueRule):
             if q.startswith(("numpy.random.", "numpy.testing.", "numpy.dtype")):
                 continue
             for arg in call.args:
-                func = self.traced(arg.value)
+                func = self.traced(arg.value, conversion="numpy")
                 if func is None:
                     continue
                 jnp_name = "jnp." + q[len("numpy."):]
