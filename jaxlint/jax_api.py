@@ -245,6 +245,13 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.random.uniform": ShapeArgs((1,), ("shape",)),
     "jax.random.bernoulli": ShapeArgs((2,), ("shape",)),
     "jax.random.randint": ShapeArgs((1,), ("shape",)),
+    # lax's shape-taking functions: a traced size raises TypeError (jax 0.10.2).
+    "jax.lax.full": ShapeArgs((0,), ("shape",)),
+    "jax.lax.broadcast": ShapeArgs((1,), ("sizes",)),
+    "jax.lax.broadcast_in_dim": ShapeArgs((1,), ("shape",)),
+    "jax.lax.iota": ShapeArgs((1,), ("size",)),
+    "jax.lax.reshape": ShapeArgs((1,), ("new_sizes",)),
+    "jax.numpy.tile": ShapeArgs((1,), ("reps",)),
 }
 #: Array methods taking a shape: `x.reshape(n, -1)`.
 SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})

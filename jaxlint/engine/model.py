@@ -345,6 +345,21 @@ class FileModel:
             return None
         return func.klass.methods.get(expr.attr.value)
 
+    def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
+        if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
+            return None
+        bindings = self.scope_of(expr.value).lookup(expr.value.value)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        node = bindings[0].node
+        if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+            return None
+        klass = self.resolve_class(node.value.func)
+        if klass is None:
+            return None
+        return klass.methods.get(expr.attr.value)
+
     @property
     def positions(self):
         """Source positions of every node, computed once and only when asked for.

@@ -199,7 +199,11 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
             return None
         info = model.resolve_function(expr)
         if info is None:
-            info = model.method_of_self(expr)
+            info = model.method_of_self(expr) or model.method_of_instance(expr)
+            if info is not None:
+                # A bound method: `self` is bound, and static_argnums count from
+                # the first argument after it.
+                offset += 1
         if info is None:
             return None
         bound_names = set(info.positional[:offset]) | bound

@@ -108,21 +108,63 @@ class _KeyFlow:
         model = self.model
         for scope in [model.module_scope] + [f.scope for f in model.functions]:
             self.shared_names |= scope.globals | scope.nonlocals
-        for call in model.nodes(cst.Call):
+        # Helpers of this file that draw from (or split) a key parameter consume
+        # the key passed to them: `sample(key)` twice repeats the numbers. Found
+        # to a fixpoint, so a helper calling a helper counts too.
+        consumers: dict[FunctionInfo, tuple[int, str]] = {}
+        calls = list(model.nodes(cst.Call))
+        for _ in range(4):
+            self.uses_at = {}
+            for call in calls:
+                self._collect_call(call, consumers)
+            found = self._consuming_helpers()
+            if found == consumers:
+                break
+            consumers = found
+
+    def _consuming_helpers(self) -> dict:
+        """Functions whose positional parameter reaches a draw or split unchanged."""
+        model = self.model
+        out: dict = {}
+        for uses in self.uses_at.values():
+            for use in uses:
+                func = use.function
+                if func is None or func.is_lambda or use.key != use.base or func in out:
+                    continue
+                if use.base not in func.positional or use.base in func.scope.globals:
+                    continue
+                bindings = func.scope.bindings.get(use.base, [])
+                if any(b.kind != "param" for b in bindings):
+                    continue  # rebound in the helper: it may split first
+                out[func] = (func.positional.index(use.base) - (1 if func.is_method else 0), use.kind)
+        return out
+
+    def _collect_call(self, call: cst.Call, consumers: dict) -> None:
+        model = self.model
+        if True:
             q = model.qualname(call.func)
             if q in RANDOM_SAMPLERS:
                 kind = "sample"
+                arg = _key_argument(call)
             elif q in RANDOM_SPLITTERS:
                 kind = "split"
+                arg = _key_argument(call)
             else:
-                continue
-            arg = _key_argument(call)
+                helper = model.resolve_function(call.func)
+                if helper is None or helper not in consumers:
+                    return
+                index, kind = consumers[helper]
+                pos = [a.value for a in call.args if a.keyword is None and not a.star]
+                if any(a.star for a in call.args) or index >= len(pos) or index < 0:
+                    return
+                arg = pos[index]
+                q = helper.name
             key = _key_expr(arg) if arg is not None else None
             if key is None or key[1] in self.shared_names:
-                continue
+                return
             anchor = self._anchor(call)
             if anchor is None or self._comprehension_variable(call, key[1]):
-                continue
+                return
             use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
             self.uses_at.setdefault(anchor, []).append(use)
 

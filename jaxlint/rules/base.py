@@ -129,8 +129,9 @@ def _names_in(expr: cst.CSTNode):
         node = stack.pop()
         if isinstance(node, cst.Name):
             yield node
-        elif isinstance(node, cst.Attribute):
-            if node.attr.value not in STATIC_ATTRIBUTES:  # x.shape is static already
-                stack.append(node.value)
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
+            # `state.step` / `x[0]`: marking `state` or `x` static is no fix (arrays
+            # and pytrees of arrays are not hashable); only bare parameters are.
+            continue
         else:
             stack.extend(children(node))

@@ -43,7 +43,9 @@ class ArrayItemAssignment(Rule):
         if v.array:
             # Any index: a JAX array's __setitem__ always raises.
             return True
-        if not v.traced or not isinstance(base, cst.Name):
+        if not v.maybe_tracer or v.cls is not None or not isinstance(base, cst.Name):
+            # Dicts, lists, pytree instances and boxes (nnx Variables, Pallas Refs)
+            # take item assignment.
             return False
         # A traced parameter may be a pytree: `params["w"] = w` on a dict, or
         # `layers[0] = f(layers[0])` on a list, is fine. Only an array index on a

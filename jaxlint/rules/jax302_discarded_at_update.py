@@ -49,3 +49,59 @@ class DiscardedAtUpdate(Rule):
                 msg = (f"`{self.source(call)}` returns a value that is discarded, so the statement "
                        f"does nothing; assign it or remove it")
             yield self.report(call, msg, func)
+        yield from self._unused_locals()
+
+    def _unused_locals(self) -> Iterator[Report]:
+        """`y = x.at[i].set(v)` in a function that never reads `y`: the update is lost."""
+        model = self.model
+        for stmt in model.nodes(cst.Assign):
+            call = stmt.value
+            if len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+                continue
+            at = _at_call(call)
+            if at is None or model.value(at.value.value).static:
+                continue
+            func = model.function_of(stmt)
+            if func is None or func.is_lambda:
+                continue
+            name = stmt.targets[0].target.value
+            if name.startswith("_") or name in func.scope.globals or name in func.scope.nonlocals:
+                continue
+            if self._read_in(func, name, stmt.targets[0].target):
+                continue
+            code = model.module.code_for_node
+            array = code(at.value.value)
+            msg = (f"`{name} = {self.source(call)}` makes a new array that is never used, so "
+                   f"`{array}` is unchanged (JAX arrays are immutable); use `{name}`, or write "
+                   f"`{array} = {array}.at[...]...` if `{array}` was meant to change")
+            yield self.report(call, msg, func)
+
+    def _read_in(self, func, name: str, target: cst.Name) -> bool:
+        """Whether `name` is read anywhere in `func` (nested functions included)."""
+        model = self.model
+        if not hasattr(self, "_names"):
+            self._names: dict[str, list] = {}
+            for node in model.nodes(cst.Name):
+                self._names.setdefault(node.value, []).append(node)
+        for node in self._names.get(name, ()):
+            if node is target:
+                continue
+            f = model.function_of(node)
+            while f is not None and f is not func:
+                f = f.enclosing
+            if f is func:
+                return True
+        return False
+
+
+def _at_call(call) -> "cst.Subscript | None":
+    """The `x.at[i]` of `x.at[i].set(v)`, or None."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    at = call.func.value
+    if call.func.attr.value not in jax_api.AT_METHODS or call.func.attr.value == "get":
+        return None
+    if not isinstance(at, cst.Subscript) or not isinstance(at.value, cst.Attribute) \
+            or at.value.attr.value != "at":
+        return None
+    return at
