@@ -1,0 +1,81 @@
+"""The value model on flax, equinox, nnx and Pallas code: static fields, optional
+structs, mutable boxes and refs. Checked statically; tests/test_value_model.py runs
+it when the libraries are installed."""
+from typing import Optional
+
+import equinox as eqx
+import flax.struct as struct
+import jax
+import jax.numpy as jnp
+from flax import nnx
+from jax.experimental import pallas as pl
+
+
+@struct.dataclass
+class State:
+    params: jax.Array
+    temperature: float = struct.field(pytree_node=False)
+    dynamic_scale: Optional[object] = None
+
+
+@jax.jit
+def step(state: State, x):
+    if state.temperature > 0:  # a static field
+        x = x / state.temperature
+    if state.dynamic_scale:  # an optional struct: truth-testing a pytree is fine
+        x = x * 2
+    return x
+
+
+@jax.jit
+def bad_step(state: State, x):
+    if state.params > 0:  # expect: JAX201
+        return x
+    return -x
+
+
+class Cfg(eqx.Module):
+    w: jax.Array
+    n: int = eqx.field(static=True)
+
+
+@jax.jit
+def eqx_static(cfg: Cfg, x):
+    for _ in range(cfg.n):
+        x = x + cfg.w
+    return x
+
+
+class Counter(nnx.Module):
+    def __init__(self):
+        self.count = nnx.Variable(jnp.zeros(()))
+
+    def __call__(self, x):
+        self.count[...] = self.count[...] + 1  # an nnx Variable is a mutable box
+        return x
+
+
+@nnx.jit
+def run(m, x):
+    v = nnx.Variable(jnp.ones(3))
+    v[...] = x
+    return m(x)
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2  # Pallas refs are written this way
+
+
+def double(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+RUNS = {
+    "step": lambda: step(State(jnp.ones(3), 2.0), jnp.ones(3)),
+    "eqx_static": lambda: eqx_static(Cfg(jnp.ones(3), 3), jnp.ones(3)),
+    "run": lambda: run(Counter(), jnp.ones(3)),
+    "double": lambda: double(jnp.ones(8)),
+}
+RAISES = {
+    "bad_step": (lambda: bad_step(State(jnp.float32(1.0), 2.0), 1.0), "TracerBoolConversionError"),
+}
