@@ -361,16 +361,15 @@ class FileModel:
         return klass.methods.get(expr.attr.value)
 
     @property
-    def positions(self):
-        """Source positions of every node, computed once and only when asked for.
+    def positions(self) -> "Positions":
+        """Source positions of nodes, computed only for the statements asked about.
 
-        libcst computes them with a full code generation pass, so the linter asks
-        only for files that have findings.
+        libcst computes positions with a code generation pass; over a whole file
+        that costs more than the parse, so positions are made one top-level
+        statement at a time, and only for files with findings.
         """
         if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
-
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = Positions(self)
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:
@@ -431,3 +430,63 @@ class FileModel:
         return any(
             b.kind == "import" and b.qualname and b.qualname.split(".")[0] == prefix
             for f in self.functions for bs in f.scope.bindings.values() for b in bs)
+
+
+class Positions:
+    """`CodeRange`s of nodes, by top-level statement: `get(node)` and `[node]`."""
+
+    def __init__(self, model: FileModel):
+        self.model = model
+        self._start: Optional[dict] = None  # top-level statement -> its first line
+        self._done: dict = {}
+        self._ranges: dict = {}
+
+    def _starts(self) -> dict:
+        if self._start is None:
+            module = self.model.module
+            line = 1 + len(module.header)  # each header EmptyLine is one line
+            starts = {}
+            for stmt in module.body:
+                starts[stmt] = line
+                line += module.code_for_node(stmt).count("\n")
+            self._start = starts
+        return self._start
+
+    def _top(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        module = self.model.module
+        parents = self.model.parents
+        cur = node
+        while cur is not None:
+            parent = parents.get(cur)
+            if parent is module:
+                return cur
+            cur = parent
+        return None
+
+    def get(self, node: cst.CSTNode, default=None):
+        found = self._ranges.get(node)
+        if found is not None:
+            return found
+        top = self._top(node)
+        if top is None or top in self._done:
+            return default
+        self._compute(top)
+        return self._ranges.get(node, default)
+
+    def __getitem__(self, node: cst.CSTNode):
+        found = self.get(node)
+        if found is None:
+            raise KeyError(node)
+        return found
+
+    def _compute(self, top: cst.CSTNode) -> None:
+        from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+        self._done[top] = True
+        offset = self._starts()[top] - 1
+        mini = self.model.module.with_changes(body=[top], header=[], footer=[])
+        found = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+        ranges = self._ranges
+        for node, r in found.items():
+            ranges[node] = CodeRange(CodePosition(r.start.line + offset, r.start.column),
+                                     CodePosition(r.end.line + offset, r.end.column))
