@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Precision ledger: jaxlint findings on the real-code corpus joined with judged.tsv.
+
+    python benchmarks/realworld/fetch_corpus.py            # extract the corpus first
+    python benchmarks/realworld/ledger.py --set all
+    python benchmarks/realworld/ledger.py --set user --write-unjudged /tmp/unjudged.tsv
+
+jaxlint is run as ``python -m jaxlint --no-cache --output-format json --select JAX <dir>``
+with PYTHONPATH pointing at this checkout (override with --jaxlint-root).  Each finding
+is matched to a judgement in judged.tsv on (repo, path, code, normalized snippet of the
+flagged source line); when no snippet matches, on (repo, path, code, line).  Notebook
+findings are located as ``<cell>:<line-in-cell>`` in the ``line`` column.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+FIELDS = ["repo", "path", "line", "code", "verdict", "snippet", "reason"]
+FAMILIES = ["JAX1xx", "JAX2xx", "JAX3xx", "JAX4xx", "JAX5xx", "JAX6xx", "JAX9xx"]
+TRACE = FAMILIES[:-1]
+
+
+def norm(snippet: str) -> str:
+    return re.sub(r"\s+", " ", snippet or "").strip()
+
+
+def family(code: str) -> str:
+    return f"JAX{code[3]}xx" if code.startswith("JAX") and len(code) >= 4 else code
+
+
+def repo_sets(tsv: Path) -> dict[str, str]:
+    with open(tsv, newline="") as fh:
+        return {r["repo"]: r["set"] for r in csv.DictReader(fh, delimiter="\t") if r.get("repo")}
+
+
+def source_line(file: Path, row: int, cell: int | None) -> str:
+    try:
+        if cell is not None:
+            nb = json.loads(file.read_text(encoding="utf-8"))
+            src = nb["cells"][cell - 1].get("source", "")
+            text = "".join(src) if isinstance(src, list) else src
+        else:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        lines = text.splitlines()
+        return lines[row - 1].strip() if 0 < row <= len(lines) else ""
+    except (OSError, ValueError, KeyError, IndexError):
+        return ""
+
+
+def run_jaxlint(target: Path, jaxlint_root: Path) -> list[dict]:
+    env = dict(os.environ, PYTHONPATH=str(jaxlint_root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "json",
+                           "--select", "JAX", str(target)], capture_output=True, text=True, env=env)
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stderr)
+        raise SystemExit(f"jaxlint failed with exit status {proc.returncode}")
+    for line in proc.stderr.splitlines():
+        print(f"  [jaxlint] {line}", file=sys.stderr)
+    return json.loads(proc.stdout or "[]")
+
+
+def findings_for(corpus: Path, set_name: str, sets: dict[str, str], jaxlint_root: Path) -> list[dict]:
+    out = []
+    base = corpus / set_name
+    if not base.is_dir():
+        print(f"no corpus at {base} (run fetch_corpus.py)", file=sys.stderr)
+        return out
+    local = {r.replace("/", "__"): r for r, s in sets.items() if s == set_name}
+    for f in run_jaxlint(base, jaxlint_root):
+        rel = Path(f["filename"]).resolve().relative_to(base.resolve())
+        repo = local.get(rel.parts[0], rel.parts[0])
+        path = Path(*rel.parts[1:]).as_posix()
+        row = f["location"]["row"]
+        cell = f.get("cell")
+        out.append({
+            "set": set_name, "repo": repo, "path": path, "code": f["code"],
+            "line": f"{cell}:{row}" if cell is not None else str(row),
+            "snippet": source_line(Path(f["filename"]), row, cell),
+            "message": f["message"],
+        })
+    return out
+
+
+def load_judged(tsv: Path) -> list[dict]:
+    if not tsv.exists():
+        return []
+    with open(tsv, newline="") as fh:
+        return [r for r in csv.DictReader(fh, delimiter="\t") if r.get("repo")]
+
+
+def join(findings: list[dict], judged: list[dict]) -> None:
+    by_snip = defaultdict(list)
+    by_line = {}
+    for j in judged:
+        by_snip[(j["repo"], j["path"], j["code"], norm(j.get("snippet", "")))].append(j)
+        by_line[(j["repo"], j["path"], j["code"], j["line"])] = j
+    used = Counter()
+    for f in findings:
+        key = (f["repo"], f["path"], f["code"], norm(f["snippet"]))
+        cands = by_snip.get(key) if key[3] else None
+        j = None
+        if cands:
+            # several identical snippets in one file: prefer the same line, else take them in order
+            j = next((c for c in cands if c["line"] == f["line"]), None)
+            if j is None:
+                j = cands[min(used[key], len(cands) - 1)]
+            used[key] += 1
+        else:
+            j = by_line.get((f["repo"], f["path"], f["code"], f["line"]))
+        f["verdict"] = (j or {}).get("verdict", "").strip().upper()
+        f["reason"] = (j or {}).get("reason", "")
+
+
+def report(findings: list[dict], title: str) -> None:
+    stats = {fam: Counter() for fam in FAMILIES}
+    codes = defaultdict(Counter)
+    for f in findings:
+        v = f["verdict"] if f["verdict"] in ("T", "F") else "?"
+        stats.setdefault(family(f["code"]), Counter())[v] += 1
+        codes[f["code"]][v] += 1
+
+    def prec(c):
+        return f"{c['T'] / (c['T'] + c['F']):.3f}" if c["T"] + c["F"] else "  -  "
+
+    print(f"\n== {title}: {len(findings)} findings ==")
+    print(f"{'family':8} {'T':>5} {'F':>5} {'unjudged':>9} {'precision':>10}")
+    for fam, c in stats.items():
+        if sum(c.values()):
+            print(f"{fam:8} {c['T']:5} {c['F']:5} {c['?']:9} {prec(c):>10}")
+    trace = Counter()
+    for fam in TRACE:
+        trace.update(stats.get(fam, Counter()))
+    print(f"{'trace':8} {trace['T']:5} {trace['F']:5} {trace['?']:9} {prec(trace):>10}   (JAX1xx-JAX6xx)")
+    print("per rule: " + ", ".join(f"{k} {c['T']}T/{c['F']}F" + (f"/{c['?']}?" if c["?"] else "")
+                                  for k, c in sorted(codes.items())))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=("user", "library", "all"), default="all")
+    ap.add_argument("--corpus", type=Path, default=Path("/tmp/realworld"))
+    ap.add_argument("--judged", type=Path, default=HERE / "judged.tsv")
+    ap.add_argument("--repos", type=Path, default=HERE / "repos.tsv")
+    ap.add_argument("--jaxlint-root", type=Path, default=ROOT)
+    ap.add_argument("--write-unjudged", type=Path, metavar="FILE",
+                    help="append the unjudged findings to FILE (judged.tsv columns, verdict empty)")
+    ap.add_argument("--findings-json", type=Path, metavar="FILE", help="also dump the joined findings")
+    args = ap.parse_args(argv)
+
+    sets = repo_sets(args.repos)
+    judged = load_judged(args.judged)
+    names = ["user", "library"] if args.set == "all" else [args.set]
+    allf = []
+    for s in names:
+        fs = findings_for(args.corpus, s, sets, args.jaxlint_root)
+        join(fs, judged)
+        report(fs, f"set {s}")
+        allf += fs
+    if len(names) > 1:
+        report(allf, "all sets")
+
+    unjudged = [f for f in allf if f["verdict"] not in ("T", "F")]
+    print(f"\n{len(unjudged)} unjudged finding(s)")
+    for f in unjudged:
+        print(f"  {f['repo']}:{f['path']}:{f['line']}: {f['code']}  {f['snippet'][:100]}")
+    if args.write_unjudged and unjudged:
+        new = not args.write_unjudged.exists() or args.write_unjudged.stat().st_size == 0
+        with open(args.write_unjudged, "a", newline="") as fh:
+            w = csv.DictWriter(fh, FIELDS, delimiter="\t", extrasaction="ignore", lineterminator="\n")
+            if new:
+                w.writeheader()
+            for f in unjudged:
+                w.writerow({**f, "verdict": "", "reason": ""})
+    if args.findings_json:
+        args.findings_json.write_text(json.dumps(allf, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
