@@ -46,6 +46,10 @@ class TraceTimeSideEffect(Rule):
             else:
                 fix = 'use jax.debug.print("{}", x) to print values on every call'
             tracer = any(holds_tracer(model, a.value) for a in call.args)
+            if what != "open" and not tracer:
+                # A message with no traced value in it (a constant, `x.shape`) printed
+                # at trace time is how JAX code announces a (re)trace: deliberate.
+                continue
             if func.cached:
                 shows = " shows tracers instead of values," if tracer else ""
                 msg = (f"`{name}(...)` {where(func)} runs once, at trace time,{shows} and is "
