@@ -14,6 +14,12 @@ from jaxlint.rules.base import Rule
 # These need their argument's value only when they format or convert it.
 _FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString)
+#: Calls that never read a JAX array's value.
+_PURE_PYTHON = frozenset({
+    "builtins.range", "builtins.len", "builtins.enumerate", "builtins.zip", "builtins.next",
+    "builtins.iter", "builtins.isinstance", "builtins.min", "builtins.max", "builtins.list",
+    "builtins.tuple", "builtins.dict", "time.sleep",
+})
 _FIX = ("call `.block_until_ready()` on the result (or `jax.block_until_ready(out)`) "
         "before reading the clock")
 
@@ -44,6 +50,8 @@ class TimingWithoutBlock(Rule):
             work = self._last_work(region, model.function_of(start))
             if work is None or self._blocked(work, region) or self._blocks_each_round(start, stop, calls):
                 continue
+            if self._may_sync_after(work, region) or self._rate_limit(stop):
+                continue
             yield self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}` "
                       f"may still be running: JAX dispatches asynchronously, so this measures "
@@ -61,10 +69,51 @@ class TimingWithoutBlock(Rule):
         if not isinstance(stmt, cst.Assign) or stmt.value is not start:
             return None
         func = model.function_of(start)
+        names = [t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)]
         for clock in clocks:
             if model.order[clock] > model.order[start] and model.function_of(clock) is func:
+                parent = model.parent(clock)
+                if isinstance(parent, cst.Assign) and any(
+                        isinstance(t.target, cst.Name) and t.target.value in names for t in parent.targets):
+                    return None  # `t0 = time.time()` again: the timer restarts, nothing is read
                 return clock
         return None
+
+    def _rate_limit(self, stop: cst.Call) -> bool:
+        """`if time.time() - last > interval:` throttles logging; it times nothing."""
+        for anc in self.model.ancestors(stop):
+            if isinstance(anc, cst.Comparison):
+                return True
+            if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return False
+        return False
+
+    def _may_sync_after(self, work: cst.Call, region: list[cst.Call]) -> bool:
+        """Whether code after the work may wait for it: only definite dispatch-only code
+        between the work and the clock makes the timing wrong.
+
+        Any call that is neither JAX work nor a known pure-Python helper (a logger, a
+        metrics helper that calls `device_get`, `np.mean`), and any formatting, `assert`
+        or `if` on a value, may read a result on the host, which waits for it.
+        """
+        model = self.model
+        after = model.order[work]
+        ancestors = set(model.ancestors(work))
+        for c in region:
+            if model.order[c] <= after or c in ancestors:
+                continue
+            if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON:
+                continue
+            if model.qualname(c.func) in _FORMATTERS and all(
+                    isinstance(a.value, _STRINGS) for a in c.args):
+                continue  # print("done"): a constant message reads no array
+            return True
+        last = max((model.order[c] for c in region), default=after)
+        for node in model.nodes(cst.FormattedString, cst.Assert, cst.If, cst.While):
+            # f"{loss}", `assert x.all()`, `if loss > 0`: each may read a result.
+            if after < model.order[node] <= last and model.function_of(node) is model.function_of(work):
+                return True
+        return False
 
     def _blocks_each_round(self, start: cst.Call, stop: cst.Call, calls: list[cst.Call]) -> bool:
         """A throughput timer read in a loop that waits for a result on each round.
