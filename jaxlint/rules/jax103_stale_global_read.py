@@ -43,6 +43,10 @@ class StaleGlobalRead(Rule):
             later = [w for w in writes[name] if self._after(w, top)]
             if not later:
                 continue
+            module_writes = [w for w in later if model.function_of(w) is None]
+            if len(module_writes) == len(later) and not any(
+                    self._stale_in_module_order(top, w) for w in module_writes):
+                continue
             msg = (f"global `{name}` read {where(func)} is baked in at trace time: after `{name}` "
                    f"is rebound, later calls still use the old value; pass `{name}` as an "
                    f"argument instead")
@@ -62,6 +66,62 @@ class StaleGlobalRead(Rule):
             if kept:
                 out[name] = kept
         return out
+
+    def _stale_in_module_order(self, top, write) -> bool:
+        """A module-level rebinding goes stale only if the jitted function runs (is
+        traced) before it and runs again after it, as the same function object.
+
+        Scripts and notebooks often rebind a global before the only call, or rebind
+        it and redefine the jitted function in the same cell: both trace afresh.
+        """
+        model = self.model
+        w = model.order[write]
+        runs = self._run_orders(top)
+        if runs is None:
+            return False  # how the function is called is not known: stay silent
+        before = any(model.order[top.node] < r < w for r, _ in runs)
+        after = any(r > w and not self._redefined(top, w, r, name) for r, name in runs)
+        return before and after
+
+    def _run_orders(self, top):
+        """(order, name) of each module-level statement that calls the function,
+        directly, through a name bound to a transform of it, or through a top-level
+        function that uses it. None if it has no name to follow."""
+        model = self.model
+        if not isinstance(top.node, cst.FunctionDef):
+            return None
+        names = {top.name}
+        for stmt in model.nodes(cst.Assign):
+            if model.function_of(stmt) is None and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0].target, cst.Name) \
+                    and any(isinstance(n, cst.Name) and n.value == top.name
+                            for n in _names_in(stmt.value)):
+                names.add(stmt.targets[0].target.value)
+        users = set()
+        runs = []
+        for node in model.nodes(cst.Name):
+            if node.value not in names or not self._is_load(node):
+                continue
+            f = model.function_of(node)
+            if f is None:
+                runs.append((model.order[node], node.value))
+                continue
+            while f.enclosing is not None:
+                f = f.enclosing
+            if f is not top and isinstance(f.node, cst.FunctionDef):
+                users.add(f.name)
+        if users:
+            for node in model.nodes(cst.Name):
+                if node.value in users and model.function_of(node) is None and self._is_load(node):
+                    runs.append((model.order[node], node.value))
+        return runs
+
+    def _redefined(self, top, after: int, before: int, name: str) -> bool:
+        """Whether `name` is bound anew between two points: a new function is traced."""
+        for b in self.model.module_scope.bindings.get(name, ()):
+            if b.node is not top.node and after < b.order < before:
+                return True
+        return False
 
     def _conditional(self, node) -> bool:
         return any(isinstance(a, _CONDITIONAL_INIT) for a in self.model.ancestors(node))
@@ -94,6 +154,14 @@ class StaleGlobalRead(Rule):
                 return True
             child = anc
         return True
+
+
+def _names_in(tree: cst.CSTNode):
+    stack = [tree]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(children(cur))
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
