@@ -82,8 +82,9 @@ def is_array_annotation(model, ann: cst.BaseExpression) -> bool:
     q = model.qualname(ann)
     if q in _ARRAY_ANNOTATIONS:
         return True
-    # jaxtyping: Float[Array, "b n"]
-    if isinstance(ann, cst.Subscript) and ann.slice:
+    # jaxtyping: Float[Array, "b n"] (but not nnx.Variable[jax.Array], a box)
+    if isinstance(ann, cst.Subscript) and ann.slice \
+            and (model.qualname(ann.value) or "").startswith("jaxtyping."):
         first = ann.slice[0].slice
         if isinstance(first, cst.Index):
             return model.qualname(first.value) in _ARRAY_ANNOTATIONS
@@ -162,6 +163,7 @@ class _Evaluator:
                         v = given[p]
                         if v.traced and not ctx.abstract and not ctx.differentiates:
                             continue
+                        v = self.refine(info, p, v)
                 elif ctx.traced_params is None or p in ctx.traced_params:
                     if not ctx.abstract and not ctx.differentiates:
                         continue
@@ -172,12 +174,53 @@ class _Evaluator:
                     continue
                 seen[p] = v if p not in seen else _join_traces(seen[p], v)
         for p in params:
-            env[p] = seen.get(p, UNKNOWN)
+            env[p] = self.from_sites(info, p, seen.get(p, UNKNOWN))
         if not info.traced:
             for p, ann in info.annotations.items():
                 if is_array_annotation(self.model, ann):
                     env[p] = CONCRETE_ARRAY
         return env
+
+    def from_sites(self, info: FunctionInfo, p: str, v: Value) -> Value:
+        """A traced parameter of unknown sort that every call in this file passes a
+        box, or a container, is one: `inc(v)` with `v = nnx.Variable(...)`."""
+        if not v.traced or v.shape is not Shape.UNKNOWN or v.cls is not None or not info.sites:
+            return v
+        shapes = set()
+        for values in info.sites.values():
+            given = dict(values)
+            if p not in given:
+                return v
+            shapes.add((given[p].shape, given[p].cls))
+        if len(shapes) == 1:
+            shape, cls = shapes.pop()
+            if shape in (Shape.BOX, Shape.CONTAINER):
+                return make(Kind.TRACED, shape, cls=cls)
+        return v
+
+    def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
+        """Remember what this file passes to a traced function it calls from outside a trace."""
+        callee = self.model.resolve_function(node.func)
+        if callee is None or not callee.traced or callee is self.func:
+            return
+        bound = _bind_arguments(callee, node, arg_values, 0)
+        if bound is None:
+            return
+        values = tuple(sorted(bound.items()))
+        if callee.sites.get(node) != values:
+            callee.sites[node] = values
+            self.mark_dirty(callee)
+
+    def refine(self, info: FunctionInfo, p: str, v: Value) -> Value:
+        """An argument's value, sharpened by the parameter's annotation when the
+        annotation says what sort of thing it is (a list, a box, a pytree class)."""
+        ann = info.annotations.get(p)
+        if ann is None or v.shape is not Shape.UNKNOWN or v.cls is not None:
+            return v
+        a = annotation_value(self.model, ann, traced=v.traced)
+        if a.shape in (Shape.CONTAINER, Shape.BOX) or a.cls is not None:
+            return make(v.kind, a.shape, cls=a.cls)
+        return v
 
     def default_value(self, info: FunctionInfo, p: str) -> Value:
         d = info.defaults[p]
@@ -775,6 +818,8 @@ class _Evaluator:
                 return TRACED_ARRAY  # only an array has it: x.reshape(...), x.astype(...)
             if base.static and q is None and all(v.static for v in args):
                 return STATIC
+        if self.func is None or not self.func.traced:
+            self.record_site(node, args)
         if isinstance(node.func, cst.Call) and in_abstract:
             from jaxlint.engine.tracing import transform_for
 
@@ -891,6 +936,23 @@ class _Evaluator:
         return callee.returns
 
 
+def _bind_arguments(callee: FunctionInfo, node: cst.Call, arg_values: list[Value],
+                    shift: int) -> Optional[dict]:
+    """Parameter name -> argument value at a call; None when `*args` make it unclear."""
+    bound: dict[str, Value] = {}
+    positional = callee.positional[shift:]
+    i = 0
+    for arg, v in zip(node.args, arg_values):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = v
+        elif i < len(positional):
+            bound[positional[i]] = v
+            i += 1
+    return bound
+
+
 def annotation_value(model, ann: cst.BaseExpression, traced: bool) -> Value:
     """What a traced parameter (or pytree field) annotated `ann` holds."""
     kind = Kind.TRACED if traced else Kind.UNKNOWN
@@ -900,7 +962,8 @@ def annotation_value(model, ann: cst.BaseExpression, traced: bool) -> Value:
     if q in jax_api.SCALAR_ANNOTATIONS:
         # Not static: under jit a Python int argument becomes a 0-d traced array.
         return make(kind, Shape.ARRAY)
-    if q in jax_api.BOX_CLASSES:
+    base_q = model.qualname(ann.value) if isinstance(ann, cst.Subscript) else q
+    if q in jax_api.BOX_CLASSES or base_q in jax_api.BOX_CLASSES:
         return make(kind, Shape.BOX)
     if q in jax_api.LIBRARY_PYTREE_CLASSES:
         return make(kind, Shape.CONTAINER, cls=library_class(model, q))

@@ -104,6 +104,8 @@ class FunctionInfo:
     # The join of the values it returns (None until analysed), and who calls it.
     returns: Optional[Value] = None
     callers: set = field(default_factory=set)
+    # Argument values at the calls this file makes to it: {call node: ((name, Value), ...)}.
+    sites: dict = field(default_factory=dict)
 
     @property
     def is_lambda(self) -> bool:
