@@ -8,6 +8,8 @@ import libcst as cst
 
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
+from jaxlint.engine.model import children
+from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
 
 
@@ -45,6 +47,8 @@ class JitOfFreshCallable(Rule):
             return
         fresh = self._fresh(target, loop, owner)
         if fresh is None:
+            return
+        if self._depends_on_what_changes(target, loop, owner):
             return
         what, fun_name = fresh
         uses = rc.call_uses(model, created, name)
@@ -99,6 +103,38 @@ class JitOfFreshCallable(Rule):
             return f"the nested function `{target.value}`", target.value
         return None
 
+    def _depends_on_what_changes(self, target, loop, owner) -> bool:
+        """`jax.jit(partial(f, mode=mode))` for each `mode` of a loop (or of the calls
+        of its function): each pass needs a different function, so compiling each is
+        inherent, not waste."""
+        model = self.model
+        changing: set[str] = set()
+        if loop is not None:
+            if isinstance(loop, cst.For):
+                changing |= {n.value for n in target_names(loop.target)}
+            body = loop.body
+            for node in model.nodes(cst.Assign):
+                if rc.loop_body_contains(loop, node, model):
+                    for t in node.targets:
+                        changing |= {n.value for n in target_names(t.target)}
+        elif owner is not None:
+            changing |= set(owner.all_params) - {owner.positional[0] if owner.is_method and owner.positional else ""}
+        if not changing:
+            return False
+        if isinstance(target, cst.FunctionDef):
+            return False  # a nested def: its closure is read when it runs, not when made
+        if isinstance(target, cst.Call):
+            parts = [a.value for a in target.args[1:]]
+        elif isinstance(target, cst.Lambda):
+            parts = [target.body]
+        else:
+            return False
+        for part in parts:
+            for node in _walk(part):
+                if isinstance(node, cst.Name) and node.value in changing:
+                    return True
+        return False
+
     def _bound_method(self, attr: cst.Attribute) -> bool:
         model = self.model
         info = rc.method_of_self(model, attr)
@@ -128,6 +164,14 @@ def _method_of_instance(model, attr: cst.Attribute):
             return None
         found = klass.methods[attr.attr.value]
     return found
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(children(cur))
 
 
 def _function_name(expr) -> str:
