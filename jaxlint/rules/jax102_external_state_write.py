@@ -16,6 +16,10 @@ MUTATING_METHODS: frozenset[str] = frozenset({
     "append", "extend", "insert", "update", "add", "setdefault", "appendleft", "extendleft",
 })
 
+#: Class decorators that leave attribute assignment as it is.
+_NEUTRAL_CLASS_DECORATORS: frozenset[str] = frozenset({
+    "dataclasses.dataclass", "typing.final", "functools.total_ordering",
+})
 _FIX_LEAK = ("return the value from the function instead (or use jax.debug.callback to "
              "record values per call)")
 _FIX_ONCE = "return the new state from the function and pass it back in on the next call"
@@ -50,6 +54,10 @@ class ExternalStateWrite(Rule):
                 continue
             if func.attr.value not in _LIST_METHODS and not self._known_container(func.value):
                 continue  # `opt.update(grads, state)` is optax's API, not dict.update
+            if not isinstance(model.parent(call), cst.Expr) and not self._known_container(func.value):
+                # `state = buffer.insert(state, x)`: list.insert returns None, so a used
+                # result means a functional API that returns the new state.
+                continue
             values = [a.value for a in call.args]
             yield from self._write(call, func.value, values, f".{func.attr.value}(...)")
 
@@ -76,8 +84,24 @@ class ExternalStateWrite(Rule):
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             # Only `self.x = ...`: other objects may be built inside the trace.
             func = self.model.function_of(node)
-            if func is not None and target.value.value == self_name(func):
+            if func is not None and target.value.value == self_name(func) \
+                    and not self._decorated_class(func):
                 yield from self._write(node, target.value, [value], "attribute assignment to", target)
+
+    def _decorated_class(self, func) -> bool:
+        """A class rewritten by a decorator we do not know (`@Stateful.infer_class_state`)
+        may turn `self.x = ...` into state it collects and returns: stay silent."""
+        method = func
+        while method is not None and not method.is_method:
+            method = method.enclosing
+        if method is None or method.klass is None or method.klass.node is None:
+            return False
+        for dec in method.klass.node.decorators:
+            expr = dec.decorator
+            q = self.model.qualname(expr.func if isinstance(expr, cst.Call) else expr)
+            if q not in _NEUTRAL_CLASS_DECORATORS:
+                return True
+        return False
 
     def _known_container(self, expr) -> bool:
         """A list / dict / set: a name bound only to one, or `self.x` set to one in the class."""
