@@ -127,6 +127,9 @@ class JitOfFreshCallable(Rule):
             parts = [a.value for a in target.args[1:]]
         elif isinstance(target, cst.Lambda):
             parts = [target.body]
+            info = model.function_info(target)
+            if info is not None:
+                changing = changing - set(info.all_params)  # its own parameters
         else:
             return False
         for part in parts:

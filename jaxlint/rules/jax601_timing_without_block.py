@@ -20,6 +20,7 @@ _PURE_PYTHON = frozenset({
     "builtins.iter", "builtins.isinstance", "builtins.min", "builtins.max", "builtins.list",
     "builtins.tuple", "builtins.dict", "time.sleep",
 })
+_STORING_METHODS = frozenset({"append", "extend", "appendleft", "put", "put_nowait"})
 _FIX = ("call `.block_until_ready()` on the result (or `jax.block_until_ready(out)`) "
         "before reading the clock")
 
@@ -104,6 +105,8 @@ class TimingWithoutBlock(Rule):
                 continue
             if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON:
                 continue
+            if isinstance(c.func, cst.Attribute) and c.func.attr.value in _STORING_METHODS:
+                continue  # losses.append(loss): keeps the array, reads nothing
             if model.qualname(c.func) in _FORMATTERS and all(
                     isinstance(a.value, _STRINGS) for a in c.args):
                 continue  # print("done"): a constant message reads no array
