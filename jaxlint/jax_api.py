@@ -29,6 +29,8 @@ class Transform:
     positional_options: tuple[str, ...] = ()
     # Values are JVP tracers: concrete enough for `if x > 0`, yet float(x) fails.
     differentiates: bool = False
+    # Only array arguments are traced; Python values stay static (equinox's filter_*).
+    arrays_only: bool = False
 
 
 _JIT = Transform("jit", abstract=True, cached=True,
@@ -48,6 +50,11 @@ _CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
                     static_argnums_kw=("nondiff_argnums",))
 _EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)
 _SHARD_MAP = Transform("shard_map", abstract=True, cached=False)
+# equinox's filtered transforms trace array leaves and keep every other leaf static.
+_FILTER_JIT = Transform("filter_jit", abstract=True, cached=True, arrays_only=True)
+_FILTER_VMAP = Transform("filter_vmap", abstract=True, cached=False, arrays_only=True)
+_FILTER_GRAD = Transform("filter_grad", abstract=False, cached=False, differentiates=True,
+                         arrays_only=True)
 _MAKE_JAXPR = Transform("make_jaxpr", abstract=True, cached=False, static_argnums_kw=("static_argnums",))
 
 #: Transforms used as decorators or wrappers: `@jax.jit`, `jax.vmap(f)`.
@@ -74,6 +81,16 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.make_jaxpr": _MAKE_JAXPR,
     "jax.shard_map": _SHARD_MAP,
     "jax.experimental.shard_map.shard_map": _SHARD_MAP,
+    # Flax NNX's lifted transforms trace like JAX's (modules become graph-state pytrees).
+    "flax.nnx.jit": _JIT,
+    "flax.nnx.vmap": _VMAP,
+    "flax.nnx.remat": _CHECKPOINT,
+    "flax.nnx.grad": _GRAD,
+    "flax.nnx.value_and_grad": _GRAD,
+    "equinox.filter_jit": _FILTER_JIT,
+    "equinox.filter_vmap": _FILTER_VMAP,
+    "equinox.filter_grad": _FILTER_GRAD,
+    "equinox.filter_value_and_grad": _FILTER_GRAD,
 }
 
 #: Kinds a user can give an extra transform in `[tool.jaxlint] extend-transforms`.

@@ -232,6 +232,11 @@ class _Evaluator:
         """A traced parameter: an array, or a pytree whose leaves are tracers."""
         if ctx.refs:
             return TRACED_BOX  # a Pallas kernel's arguments are Refs
+        if ctx.arrays_only:
+            # filter_jit: a Python int stays static, so only an array annotation says traced.
+            ann = info.annotations.get(p)
+            v = annotation_value(self.model, ann, traced=True) if ann is not None else UNKNOWN
+            return v if v.shape is Shape.ARRAY else UNKNOWN
         if p == info.vararg or p == info.kwarg:
             return make(Kind.TRACED, Shape.CONTAINER)
         ann = info.annotations.get(p)

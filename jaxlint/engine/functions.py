@@ -51,6 +51,8 @@ class TraceContext:
     differentiates: bool = False
     # A Pallas kernel: its arguments are Refs.
     refs: bool = False
+    # equinox's filter_jit: only array arguments are traced.
+    arrays_only: bool = False
 
     def describe(self) -> str:
         return "(".join(self.transforms) + ")" * (len(self.transforms) - 1) if self.transforms else self.via

@@ -169,7 +169,8 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
         abstract=any(u.transform.abstract for u in uses),
         cached=any(u.transform.cached for u in uses),
         via=via, static=frozenset(static), traced_params=traced, origin=origin, within=within,
-        differentiates=any(u.transform.differentiates for u in uses), refs=refs)
+        differentiates=any(u.transform.differentiates for u in uses), refs=refs,
+        arrays_only=any(u.transform.arrays_only for u in uses))
 
 
 def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):

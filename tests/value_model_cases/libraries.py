@@ -70,12 +70,36 @@ def double(x):
     return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
 
 
+@nnx.jit
+def nnx_traced(x):
+    if x > 0:  # expect: JAX201
+        return x
+    return -x
+
+
+@eqx.filter_jit
+def filtered(x, n):
+    if n > 0:  # filter_jit keeps a Python int static
+        return x
+    return -x
+
+
+@eqx.filter_jit
+def filtered_array(x: jax.Array):
+    if x > 0:  # expect: JAX201
+        return x
+    return -x
+
+
 RUNS = {
+    "filtered": lambda: filtered(jnp.ones(()), 3),
     "step": lambda: step(State(jnp.ones(3), 2.0), jnp.ones(3)),
     "eqx_static": lambda: eqx_static(Cfg(jnp.ones(3), 3), jnp.ones(3)),
     "run": lambda: run(Counter(), jnp.ones(3)),
     "double": lambda: double(jnp.ones(8)),
 }
 RAISES = {
+    "nnx_traced": (lambda: nnx_traced(1.0), "TracerBoolConversionError"),
+    "filtered_array": (lambda: filtered_array(jnp.ones(())), "TracerBoolConversionError"),
     "bad_step": (lambda: bad_step(State(jnp.float32(1.0), 2.0), 1.0), "TracerBoolConversionError"),
 }
