@@ -480,13 +480,45 @@ class Positions:
         return found
 
     def _compute(self, top: cst.CSTNode) -> None:
-        from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+        # libcst's own position codegen, run on the one statement (not through a
+        # MetadataWrapper, which would visit and index the whole tree first).
+        from libcst._position import CodePosition, CodeRange
+        from libcst.metadata.position_provider import PositionProvider
 
         self._done[top] = True
         offset = self._starts()[top] - 1
-        mini = self.model.module.with_changes(body=[top], header=[], footer=[])
-        found = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+        module = self.model.module
+        provider = PositionProvider()
+        state = _positions_state()(default_indent=module.default_indent,
+                                              default_newline=module.default_newline,
+                                              provider=provider)
+        top._codegen(state)
         ranges = self._ranges
-        for node, r in found.items():
+        for node, r in provider._computed.items():
             ranges[node] = CodeRange(CodePosition(r.start.line + offset, r.start.column),
                                      CodePosition(r.end.line + offset, r.end.column))
+
+
+_STATE_CLASS = None
+
+
+def _positions_state():
+    """libcst's position-recording codegen state, with a cheaper line/column update
+    (libcst splits every token with a regular expression)."""
+    global _STATE_CLASS
+    if _STATE_CLASS is None:
+        from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
+
+        class _State(PositionProvidingCodegenState):
+            __slots__ = ()
+
+            def _update_position(self, value: str) -> None:
+                if "\n" not in value and "\r" not in value:
+                    self.column += len(value)
+                    return
+                segments = NEWLINE_RE.split(value)
+                self.line += len(segments) - 1
+                self.column = len(segments[-1])
+
+        _STATE_CLASS = _State
+    return _STATE_CLASS
