@@ -32,13 +32,11 @@ class TransformUse:
 def transform_for(model, qualname: Optional[str]) -> Optional[Transform]:
     if qualname is None:
         return None
-    found = TRANSFORMS.get(qualname)
-    if found is not None:
-        return found
+    # The user's configuration wins over the built-in table.
     kind = model.extra_transforms.get(qualname)
     if kind is not None:
         return TRANSFORM_KINDS.get(kind, TRANSFORM_KINDS["jit"])
-    return None
+    return TRANSFORMS.get(qualname)
 
 
 def _kwargs(call: cst.Call, transform: Optional[Transform] = None) -> dict[str, cst.BaseExpression]:
