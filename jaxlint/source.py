@@ -62,16 +62,31 @@ def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
             ast.parse(text, filename=path)
     except SyntaxError as exc:
         msg = exc.msg
-        return Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
+        python_error = Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
+        if any(word in msg for word in _TOO_DEEP):
+            return python_error
+        # Newer syntax than this interpreter's (PEP 695 `type X = ...` on 3.11):
+        # libcst's grammar decides. Its own syntax error is reported as Python's.
+        return _parse_libcst(text, path, python_error)
     except (RecursionError, MemoryError):
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
     except ValueError as exc:
         return Diagnostic(path, f"cannot parse file: {exc}", code="E999")
+    return _parse_libcst(text, path, None)
+
+
+#: Python's messages for input too deep to hand to libcst's parser.
+_TOO_DEEP = ("too many nested", "too complex", "too many statically nested")
+
+
+def _parse_libcst(text: str, path: str, python_error: Optional[Diagnostic]):
     import libcst as cst
 
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
+        if python_error is not None:
+            return python_error
         return Diagnostic(path, f"SyntaxError: {exc.message}", line=exc.raw_line,
                           col=exc.raw_column + 1, code="E999")
     except (RecursionError, MemoryError):

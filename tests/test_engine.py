@@ -402,3 +402,30 @@ def test_partial_with_splatted_kwargs_claims_nothing():
         def build(**kwargs):
             return jax.jit(functools.partial(kernel, **kwargs))
     """) == []
+
+
+def test_syntax_newer_than_the_interpreter_is_parsed_by_libcst():
+    # PEP 695 (Python 3.12): the pre-check with an older interpreter's grammar must
+    # not turn a file libcst parses into E999.
+    code = textwrap.dedent("""
+        import jax
+
+        type Vec = list[float]
+
+        @jax.jit
+        def f(x):
+            if x > 0:
+                return x
+            return -x
+    """)
+    result = lint_string(code, select=["JAX"])
+    assert [(f.line, f.code) for f in result] == [(8, "JAX201")]
+
+
+def test_a_real_syntax_error_keeps_pythons_message():
+    from jaxlint.config import Settings
+    from jaxlint.linter import lint_text
+
+    result = lint_text("import jax\ndef f(:\n    pass\n", "m.py", Settings())
+    assert [(d.code, d.line) for d in result.diagnostics] == [("E999", 2)]
+    assert "SyntaxError" in result.diagnostics[0].message
