@@ -171,8 +171,8 @@ API_CHANGES: dict[str, RemovedAPI] = {
     # Deprecated, still present in jax 0.10.2 ------------------------------------
     **_group("deprecated", None, "0.8.0", {
         # "jax.pmap is in maintenance mode and we encourage all new code to use jax.shard_map".
-        "jax.pmap": ("`jax.shard_map` (with `jax.jit`); jax.pmap is in maintenance mode "
-                     "(see JAX's pmap migration guide)", None, "display-only"),
+        "jax.pmap": ("`jax.shard_map` under `jax.jit` (see JAX's pmap migration guide)", None, "display-only",
+                     "in maintenance mode"),
         "jax.experimental.pjit.pjit": ("`jax.jit`", "jax.jit"),
         "jax.experimental.shard_map.shard_map": (
             "`jax.shard_map`", "jax.shard_map", "unsafe",

@@ -267,4 +267,29 @@ def _to_cell(f: Finding, where: list[tuple[int, int, int]]) -> Finding:
         end_line, end_offset = line, offset
     return replace(f, cell=cell, line=line, col=f.col + offset,
                    end_line=end_line, end_col=f.end_col + end_offset,
-                   message=_message_lines(f.message, cell, where))
+                   message=_message_lines(f.message, cell, where), fix=_fix_to_cells(f.fix, where))
+
+
+def _fix_to_cells(fix: Optional[dict], where: list[tuple[int, int, int]]) -> Optional[dict]:
+    """A fix's edits in cell coordinates: each edit names its cell (an added import may
+    sit in another cell than the finding). An edit that spans cells is dropped with its fix."""
+    if not fix or not fix.get("edits"):
+        return fix
+    edits = []
+    for e in fix["edits"]:
+        row, col = e["location"]["row"], e["location"]["column"]
+        end_row, end_col = e["end_location"]["row"], e["end_location"]["column"]
+        if not (0 < row <= len(where) and 0 < end_row <= len(where) + 1):
+            return None
+        cell, line, offset = where[row - 1]
+        if (row, col) == (end_row, end_col) and col == 1 and e["content"].endswith("\n"):
+            offset = 0  # whole lines inserted before this one
+        if end_row == len(where) + 1:  # just past the last line: the end of the last cell
+            end_cell, end_line, end_offset = where[-1][0], where[-1][1] + 1, 0
+        else:
+            end_cell, end_line, end_offset = where[end_row - 1]
+        if end_cell != cell:
+            return None
+        edits.append({"content": e["content"], "location": {"row": line, "column": col + offset},
+                      "end_location": {"row": end_line, "column": end_col + end_offset}, "cell": cell})
+    return {**fix, "edits": edits}

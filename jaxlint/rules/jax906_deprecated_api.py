@@ -22,6 +22,6 @@ class DeprecatedAPI(RemovedAPIChecks, Rule):
     def _message(self, what: str, subject: str, api: jax_api.RemovedAPI, error: str) -> str:
         since = f"since JAX {api.deprecated_in}" if api.deprecated_in else ""
         until = f" and removed in JAX {api.removed_in}" if api.removed_in else ""
-        if api.migration == "deprecated" and api.removed_in is None and "maintenance" in api.replacement:
-            return f"{what} is in maintenance mode {since}; new code should use {api.replacement}"
+        if api.note == "in maintenance mode":
+            return f"{what} is {api.note} {since}; new code should use {api.replacement}"
         return f"{what} is deprecated {since}{until}; use {api.replacement}"
