@@ -209,7 +209,8 @@ MODULE_CHANGES: dict[str, RemovedAPI] = {
     "jax.util": RemovedAPI("the standard library or your own helpers", "0.8.0", "removed-module", ""),
     # The jax.lib.xla_bridge module: removed in 0.9.0 (its functions were deprecated from 0.4.32).
     "jax.lib.xla_bridge": RemovedAPI("`jax.extend.backend` and `jax.default_backend()`", "0.9.0",
-                                     "removed-module", "0.4.32"),
+                                     "removed-module", "0.4.32", "jax.extend.backend", "unsafe",
+                                     "only `get_backend` and a few other accessors moved there"),
 }
 
 

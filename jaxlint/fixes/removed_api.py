@@ -208,6 +208,14 @@ def _import_from_alias(model: FileModel, alias: cst.ImportAlias, q: str, api: Re
     """`from jax import tree_map` -> `from jax.tree_util import tree_map`."""
     stmt = model.parent(alias)
     target = _target_module(q, api)
+    if target is None and q in api_changes.MODULE_CHANGES and api.new and isinstance(stmt, cst.ImportFrom) \
+            and not isinstance(stmt.names, cst.ImportStar) and len(stmt.names) == 1:
+        # `from jax.lib import xla_bridge` -> `from jax.extend import backend as xla_bridge`
+        parent, _, last = api.new.rpartition(".")
+        local = alias.asname.name.value if alias.asname else dotted_name(alias.name)
+        text = f"from {parent} import {last}" + (f" as {local}" if local != last else "")
+        note = f" ({api.note})" if api.note else ""
+        return Fix(api.safety, f"Replace with `{text}`{note}", (build.replace(model, stmt, text),))
     message = f"Import `{q.rsplit('.', 1)[1]}` from `{target}`" if target else \
         f"Replace `{q}` with {api.replacement}"
     if target is None or not isinstance(stmt, cst.ImportFrom) or isinstance(stmt.names, cst.ImportStar):
