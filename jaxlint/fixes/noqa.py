@@ -44,6 +44,7 @@ def unused_noqa_findings(path: str, text: str, findings: list[Finding],
     from jaxlint.rules import all_rules
 
     rules = set(all_rules())
+    lines = text.splitlines()
     by_line: dict[int, set[str]] = {}
     for f in findings:
         by_line.setdefault(f.line, set()).add(f.code)
@@ -66,7 +67,8 @@ def unused_noqa_findings(path: str, text: str, findings: list[Finding],
             parts.append("unknown: " + ", ".join(f"`{c}`" for c in unknown))
         keep = [c for c in codes if c not in unused and c not in unknown]
         start, end = col + m.start(), col + m.end()
-        fix = _rewrite(line, col, comment, m, keep)
+        line_text = lines[line - 1] if 0 < line <= len(lines) else ""
+        fix = _rewrite(line, col, comment, m, keep, line_text)
         out.append(Finding(
             path=path, line=line, col=start + 1, end_line=line, end_col=end + 1, code=CODE,
             message=f"`noqa` directive suppresses nothing here ({'; '.join(parts)}); remove "
@@ -75,15 +77,16 @@ def unused_noqa_findings(path: str, text: str, findings: list[Finding],
     return out
 
 
-def _rewrite(line: int, col: int, comment: str, m: re.Match, keep: list[str]) -> Fix:
+def _rewrite(line: int, col: int, comment: str, m: re.Match, keep: list[str], line_text: str = "") -> Fix:
     if keep:
         new = f"# noqa: {', '.join(keep)}"
         return Fix(SAFE, "Remove the unused codes",
                    (Edit(line, col + m.start() + 1, line, col + m.end() + 1, new),))
     rest = (comment[:m.start()] + comment[m.end():]).strip()
     if rest in ("", "#"):
-        # Remove the whole comment with the spaces before it: the caller's line text decides.
-        return Fix(SAFE, "Remove the `noqa` directive", (Edit(line, col + 1, line, col + len(comment) + 1, ""),))
+        # Remove the whole comment with the spaces before it.
+        start = len(line_text[:col].rstrip(" \t")) if line_text[:col].strip() else col
+        return Fix(SAFE, "Remove the `noqa` directive", (Edit(line, start + 1, line, col + len(comment) + 1, ""),))
     return Fix(SAFE, "Remove the `noqa` directive",
                (Edit(line, col + m.start() + 1, line, col + m.end() + 1, ""),))
 
