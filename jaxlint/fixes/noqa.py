@@ -87,8 +87,17 @@ def _rewrite(line: int, col: int, comment: str, m: re.Match, keep: list[str], li
         # Remove the whole comment with the spaces before it.
         start = len(line_text[:col].rstrip(" \t")) if line_text[:col].strip() else col
         return Fix(SAFE, "Remove the `noqa` directive", (Edit(line, start + 1, line, col + len(comment) + 1, ""),))
+    after = comment[m.end():]
+    if m.start() > 0:  # `# type: ignore  # noqa: JAX301`: drop it with the spaces before it
+        start = len(comment[:m.start()].rstrip(" \t"))
+        return Fix(SAFE, "Remove the `noqa` directive",
+                   (Edit(line, col + start + 1, line, col + m.end() + 1, ""),))
+    if after.lstrip().startswith("#"):  # `# noqa: JAX301  # why`: keep the second comment
+        end = m.end() + len(after) - len(after.lstrip())
+        return Fix(SAFE, "Remove the `noqa` directive", (Edit(line, col + 1, line, col + end + 1, ""),))
+    # `# noqa: JAX301 because ...`: the rest stays a comment
     return Fix(SAFE, "Remove the `noqa` directive",
-               (Edit(line, col + m.start() + 1, line, col + m.end() + 1, ""),))
+               (Edit(line, col + 1, line, col + m.end() + 1, "#"),))
 
 
 def strip_trailing(text: str) -> str:
