@@ -13,7 +13,7 @@ from jaxlint.rules.base import Rule
 class UnusedNoqa(Rule):
     code = "JAX100"
     name = "unused-noqa"
-    summary = "A `# noqa: JAX...` code that suppresses nothing on its line, or that names no rule (opt-in)"
+    summary = "A `# noqa: JAX...` code that suppresses nothing on its line, or that names no rule"
     severity = "warning"
     default = False
 
