@@ -193,10 +193,18 @@ def _add_noqa_notebook(path: str, lines: dict) -> int:
     total = 0
     for cell, codes_by_line in by_cell.items():
         c = nb["cells"][cell - 1]
-        new, n = add_noqa(_cell_text(c), codes_by_line)
+        new, n = add_noqa(_cell_text(c), codes_by_line, parses=_cell_parses)
         if n:
             _set_cell_text(c, new)
             total += n
     if total:
         write_atomic(path, _notebook_bytes(nb, _indent_of(raw)))
     return total
+
+
+def _cell_parses(text: str) -> bool:
+    """A notebook cell, IPython syntax replaced as the linter does, parses as Python."""
+    from jaxlint import notebook
+
+    converted = notebook._cell_python(text)
+    return converted is None or notebook._parses(converted[0]) is None

@@ -134,34 +134,34 @@ def add_noqa_edits(text: str, codes_by_line: dict[int, set[str]]) -> list[Edit]:
     return edits
 
 
-def add_noqa(text: str, codes_by_line: dict[int, set[str]]) -> tuple[str, int]:
+def _python_parses(text: str) -> bool:
+    import ast
+
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def add_noqa(text: str, codes_by_line: dict[int, set[str]], parses=_python_parses) -> tuple[str, int]:
     """The text with the directives added, and how many lines changed.
 
     A line whose end lies inside a string (a multi-line literal) cannot hold a
     comment; such lines are skipped, checked by re-parsing.
     """
-    import ast
-
     from jaxlint.fixes.edits import apply_edits
 
     edits = add_noqa_edits(text, codes_by_line)
     if not edits:
         return text, 0
     trial = apply_edits(text, edits)
-    try:
-        ast.parse(trial)
-        if _comment_lines(trial).issuperset(e.line for e in edits):
-            return trial, len(edits)
-    except SyntaxError:
-        pass
+    if parses(trial) and _comment_lines(trial).issuperset(e.line for e in edits):
+        return trial, len(edits)
     good: list[Edit] = []
     for e in edits:
         trial = apply_edits(text, good + [e])
-        try:
-            ast.parse(trial)
-        except SyntaxError:
-            continue
-        if _comment_lines(trial).issuperset({e.line}):
+        if parses(trial) and _comment_lines(trial).issuperset({e.line}):
             good.append(e)
     return (apply_edits(text, good) if good else text), len(good)
 
