@@ -28,6 +28,9 @@ _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices"})
 # `jax.tree` appeared in JAX 0.4.25; older targets get the jax.tree_util spelling.
 _TREE_MODULE_SINCE = (0, 4, 25)
 _DOTTED = re.compile(r"\b(?:jax|numpy)(?:\.\w+)+")
+# Replacement names newer than the deprecation they fix: at an older target the
+# rewrite would name something that does not exist yet (JAX changelog).
+_NEW_SINCE = {"jax.numpy.trapezoid": (0, 4, 26)}
 # Where a unary expression needs no parentheses.
 _OPEN_CONTEXT = (cst.Arg, cst.Assign, cst.AnnAssign, cst.Return, cst.Element, cst.DictElement,
                  cst.Expr, cst.Param, cst.AugAssign)
@@ -95,6 +98,10 @@ def _attribute(model: FileModel, node: cst.CSTNode, q: str, api: RemovedAPI,
             api_changes.parse_version(target) < _TREE_MODULE_SINCE and api.same_name_in:
         new = f"{api.same_name_in}.{q.rsplit('.', 1)[1]}"
     safety, note = api.safety, api.note
+    since = _NEW_SINCE.get(new)
+    if since and target and api_changes.parse_version(target) < since:
+        return Fix(DISPLAY_ONLY, f"Replace `{q}` with `{new}` once the target JAX version has it "
+                                 f"(JAX {'.'.join(map(str, since))})")
     if api.migration == "device-array" and not _in_annotation(model, node):
         # isinstance(x, jax.Array) is also true for tracers and every JAX array kind.
         safety = UNSAFE
