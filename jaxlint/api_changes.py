@@ -201,7 +201,9 @@ MODULE_CHANGES: dict[str, RemovedAPI] = {
     # jax.abstract_arrays: deprecated in 0.4.12, removed in 0.4.17.
     "jax.abstract_arrays": RemovedAPI("`jax.core.ShapedArray`", "0.4.17", "removed-module", "0.4.12"),
     # jax.linear_util and jax.prng: removed in 0.4.24.
-    "jax.linear_util": RemovedAPI("`jax.extend.linear_util`", "0.4.24", "removed-module", "0.4.16"),
+    "jax.linear_util": RemovedAPI("`jax.extend.linear_util`", "0.4.24", "removed-module", "0.4.16",
+                                  "jax.extend.linear_util", "unsafe",
+                                  "the functions there have changed signatures (wrap_init takes debug_info)"),
     # jax.experimental.export: deprecated in 0.4.30, removed in 0.4.36.
     "jax.experimental.export": RemovedAPI(
         "`jax.export` (its `export` takes a jitted function)", "0.4.36", "removed-module", "0.4.30"),
