@@ -143,6 +143,10 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
     if confirmed_only and not confirm:
         click.echo("jaxlint: error: --confirmed-only needs --confirm", err=True)
         sys.exit(2)
+    if (fix or diff) and (confirm or add_noqa or write_baseline_file):
+        click.echo("jaxlint: error: --fix / --diff cannot be combined with --confirm, --add-noqa "
+                   "or --write-baseline", err=True)
+        sys.exit(2)
 
     if fix or diff:
         from jaxlint.fix_command import run_fix
