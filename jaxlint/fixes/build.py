@@ -87,8 +87,11 @@ def _import_names(model: FileModel, anchor: cst.CSTNode) -> dict[str, str]:
 
 def _top_import_line(model: FileModel) -> int:
     """The line after the module docstring, `__future__` imports and the leading imports."""
-    line = 1
     body = model.module.body
+    if not body:
+        return len(model.module.code.splitlines()) + 1
+    # Before the first statement: after a shebang, encoding line or header comments.
+    line = model.positions[body[0]].start.line
     for i, stmt in enumerate(body):
         if not isinstance(stmt, cst.SimpleStatementLine):
             break
