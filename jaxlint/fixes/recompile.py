@@ -83,3 +83,21 @@ def hoist_fix(model: FileModel, call: cst.Call) -> Optional[Fix]:
     return Fix(UNSAFE, f"{_MESSAGE}: `{name} = {build.code(model, call)}` (the wrapper no longer "
                        f"re-reads what it wraps on each iteration)",
                (insert, build.replace(model, call, name)))
+
+
+def tuple_fix(model: FileModel, node: cst.CSTNode) -> Optional[Fix]:
+    """JAX404: a list literal passed to a static argument becomes a tuple.
+
+    Unsafe: the function now receives a tuple, and list-only operations on it
+    (`axes + [2]`, `.append`) would fail.
+    """
+    if isinstance(node, cst.Arg):
+        node = node.value
+    if not isinstance(node, cst.List):
+        return None
+    items = [build.code(model, el.value) for el in node.elements]
+    if any(el.__class__.__name__ == "StarredElement" for el in node.elements):
+        return None
+    text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return Fix(UNSAFE, f"Pass a tuple: `{text}` (the function receives a tuple, not a list)",
+               (build.replace(model, node, text),))
