@@ -45,11 +45,6 @@ def line_text(model: FileModel, line: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def indent_of(model: FileModel, stmt: cst.CSTNode) -> str:
-    text = line_text(model, model.positions[stmt].start.line)
-    return text[: len(text) - len(text.lstrip())]
-
-
 def insert_before(model: FileModel, stmt: cst.CSTNode, lines: list[str]) -> Optional[Edit]:
     """Lines inserted before a statement, at its indentation.
 
@@ -63,14 +58,6 @@ def insert_before(model: FileModel, stmt: cst.CSTNode, lines: list[str]) -> Opti
         return None
     content = "".join(f"{indent}{line}\n" for line in lines)
     return Edit(pos.start.line, 1, pos.start.line, 1, content)
-
-
-def simple_statement(model: FileModel, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
-    """The statement line of a small statement when it is the line's only statement."""
-    parent = model.parent(node)
-    if isinstance(parent, cst.SimpleStatementLine) and len(parent.body) == 1:
-        return parent
-    return None
 
 
 # Names -----------------------------------------------------------------------

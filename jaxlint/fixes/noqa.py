@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Iterable, Optional
+from typing import Iterable
 
 from jaxlint.finding import Finding
 from jaxlint.fixes.edits import SAFE, Edit, Fix
@@ -100,11 +100,6 @@ def _rewrite(line: int, col: int, comment: str, m: re.Match, keep: list[str], li
                (Edit(line, col + 1, line, col + m.end() + 1, "#"),))
 
 
-def strip_trailing(text: str) -> str:
-    """Trailing spaces a removed comment left behind (only on lines that end so)."""
-    return re.sub(r"[ \t]+(?=\r?\n|\Z)", "", text)
-
-
 # --add-noqa -------------------------------------------------------------------------
 def add_noqa_edits(text: str, codes_by_line: dict[int, set[str]]) -> list[Edit]:
     """Edits that put `# noqa: CODE` on each line (merged into an existing `# noqa:`)."""
@@ -168,8 +163,3 @@ def add_noqa(text: str, codes_by_line: dict[int, set[str]], parses=_python_parse
 
 def _comment_lines(text: str) -> set[int]:
     return {line for line, _, c in comments(text) if _NOQA.search(c)}
-
-
-def noqa_codes_of(comment: str) -> Optional[list[str]]:
-    m = _NOQA.search(comment)
-    return [c.upper() for c in _CODE.findall(m.group("codes"))] if m else None
