@@ -84,6 +84,17 @@ SCRIPTS = {
         assert bool((history > 0).all()) and jnp.NINF < 0
         print(history, elapsed >= 0)
     ''',
+    "index_ops_2021.py": '''
+        """Index updates imported by name, the way the 2021 sharp-bits notebook did."""
+        import jax.numpy as jnp
+        from jax.ops import index, index_add, index_update
+
+        x = jnp.zeros(5)
+        x = index_update(x, index[1:3], 1.0)
+        y = index_add(jnp.ones(5), 0, 2.0)
+        every_other = index[::2]
+        assert float(x[1]) == 1.0 and float(y[0]) == 3.0 and x[every_other].shape == (3,)
+    ''',
     "backend_info_2023.py": '''
         """Device and backend helpers written for jax 0.4.1x."""
         import jax

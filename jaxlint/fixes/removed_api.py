@@ -45,6 +45,8 @@ def fix_for(model: FileModel, report, target: Optional[str], deprecated: bool = 
         if api is None:
             return None
         if isinstance(node, cst.ImportAlias):
+            if api.migration == "index-update":
+                return _index_import(model, model.parent(node))
             return _import_from_alias(model, node, q, api)
         return _attribute(model, node, q, api, target)
     if "removed_module" in details:
@@ -171,6 +173,53 @@ def _index_update(model: FileModel, call: cst.Call, q: str) -> Fix:
     # index_update accepted any array-like; `.at` exists only on JAX arrays.
     return Fix(UNSAFE, message + " (only a JAX array has `.at`: wrap a NumPy array in `jnp.asarray` first)",
                (build.replace(model, call, text),))
+
+
+def _index_import(model: FileModel, stmt: cst.CSTNode) -> Fix:
+    """`from jax.ops import index, index_update`: rewrite every use, then drop the import."""
+    message = "Rewrite the `index_*(x, idx, y)` calls as `x.at[idx]...` and drop the import"
+    line = model.parent(stmt)
+    if not isinstance(stmt, cst.ImportFrom) or isinstance(stmt.names, cst.ImportStar) \
+            or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return Fix(DISPLAY_ONLY, message)
+    names = {}
+    for alias in stmt.names:
+        q = f"jax.ops.{dotted_name(alias.name)}"
+        if q not in _INDEX_METHODS and q != "jax.ops.index":
+            return Fix(DISPLAY_ONLY, message + " (the import has other names)")
+        names[alias.asname.name.value if alias.asname else dotted_name(alias.name)] = q
+    block = model.parent(line)
+    siblings = getattr(block, "body", ())
+    if not isinstance(siblings, (list, tuple)) or len(siblings) < 2:
+        return Fix(DISPLAY_ONLY, message)
+    pos = model.positions[line]
+    edits: list[Edit] = [Edit(pos.start.line, 1, pos.end.line + 1, 1, "")]
+    safety = SAFE
+    handled: list[cst.CSTNode] = []
+    for call in model.nodes(cst.Call):
+        if isinstance(call.func, cst.Name) and call.func.value in names \
+                and model.qualname(call.func) in _INDEX_METHODS:
+            fix = _index_update(model, call, model.qualname(call.func))
+            if fix.applicability == DISPLAY_ONLY:
+                return Fix(DISPLAY_ONLY, message)
+            safety = UNSAFE if fix.applicability == UNSAFE else safety
+            edits.extend(fix.edits)
+            handled.append(call)
+    inside = set(handled)
+    for name in model.nodes(cst.Name):
+        if name.value not in names or model.qualname(name) != names[name.value]:
+            continue
+        ancestors = list(model.ancestors(name))
+        if any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in ancestors) or inside & set(ancestors):
+            continue
+        parent = model.parent(name)
+        if names[name.value] == "jax.ops.index" and isinstance(parent, cst.Subscript) and parent.value is name:
+            text, more = build.spell(model, "numpy.s_", name)
+            edits.extend(more)
+            edits.append(build.replace(model, name, text))
+            continue
+        return Fix(DISPLAY_ONLY, message + f" (`{name.value}` is used other than in a call)")
+    return Fix(safety, message, tuple(_dedupe(edits)))
 
 
 def _in1d(model: FileModel, call: cst.Call) -> Fix:
