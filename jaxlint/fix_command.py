@@ -198,7 +198,7 @@ def _add_noqa_notebook(path: str, lines: dict) -> int:
             _set_cell_text(c, new)
             total += n
     if total:
-        write_atomic(path, _notebook_bytes(nb, _indent_of(raw)))
+        write_atomic(path, _notebook_bytes(nb, _indent_of(raw), raw.isascii()))
     return total
 
 

@@ -396,3 +396,15 @@ def test_an_added_import_goes_after_the_shebang_docstring_and_future_imports():
     src = '"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\n\n\ndef f(a: jnp.DeviceArray):\n    return a\n'
     out = fix_text(src, "m.py", Settings()).new
     assert out.startswith('"""Doc."""\nfrom __future__ import annotations\nimport jax.numpy as jnp\nimport jax\n')
+
+
+def test_notebook_fix_changes_only_the_fixed_source_lines(fixtures_copy):
+    """Escapes, indentation and key order of the JSON are kept: the diff is the code."""
+    path = fixtures_copy / "notebooks" / "jit_control_flow.ipynb"
+    before = path.read_text().splitlines()
+    run("check", "--no-cache", "--fix", "--unsafe-fixes", str(path), cwd=fixtures_copy)
+    after = path.read_text().splitlines()
+    import difflib
+    changed = [line for line in difflib.unified_diff(before, after, lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed and all(line[1:].startswith('    "') for line in changed), changed

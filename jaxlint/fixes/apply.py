@@ -214,8 +214,10 @@ def _set_cell_text(cell: dict, text: str) -> None:
         cell["source"] = text
 
 
-def _notebook_bytes(nb: dict, indent: int) -> bytes:
-    return (json.dumps(nb, indent=indent, ensure_ascii=False) + "\n").encode("utf-8")
+def _notebook_bytes(nb: dict, indent: int, ascii_only: bool = False) -> bytes:
+    """The notebook as nbformat writes it (indent 1, UTF-8); `\\uXXXX` escapes kept when
+    the file had them (an ASCII-only file stays ASCII-only)."""
+    return (json.dumps(nb, indent=indent, ensure_ascii=ascii_only) + "\n").encode("utf-8")
 
 
 def _indent_of(raw: str) -> int:
@@ -245,12 +247,13 @@ def fix_notebook(path: str, settings: Settings, unsafe: bool = False, write: boo
         result = notebook.lint_notebook(path, settings, data)
         return FixResult(path, "", "", collections.Counter(), result)
     indent = _indent_of(raw)
+    ascii_only = raw.isascii()
     original = {i + 1: _cell_text(c) for i, c in enumerate(cells) if isinstance(c, dict)}
     applied: collections.Counter = collections.Counter()
     failed: set[str] = set()
 
     def lint():
-        return notebook.lint_notebook(path, settings, _notebook_bytes(nb, indent))
+        return notebook.lint_notebook(path, settings, _notebook_bytes(nb, indent, ascii_only))
 
     def syntax_errors(res) -> int:
         return sum(d.code == "E999" for d in res.diagnostics)
@@ -284,7 +287,7 @@ def fix_notebook(path: str, settings: Settings, unsafe: bool = False, write: boo
             break
     changed = {n: (old, _cell_text(cells[n - 1])) for n, old in original.items()
                if _cell_text(cells[n - 1]) != old}
-    new_data = _notebook_bytes(nb, indent) if changed else data
+    new_data = _notebook_bytes(nb, indent, ascii_only) if changed else data
     out = FixResult(path, raw, new_data.decode("utf-8-sig") if changed else raw, applied, result, changed)
     if write and changed:
         write_atomic(path, new_data)
