@@ -168,6 +168,18 @@ API_CHANGES: dict[str, RemovedAPI] = {
     **_group("removed-function", "0.4.24", "0.4.11", {
         "jax.lax.prod": ("`math.prod`", None),
     }),
+    # jax.core internals: deprecated in 0.10.0 (most moved to jax.extend.core), removed in 0.11.0.
+    **_group("removed-function", "0.11.0", "0.10.0", {
+        **{f"jax.core.{n}": (f"`jax.extend.core.{n}`", f"jax.extend.core.{n}") for n in (
+            "CallPrimitive", "DebugInfo", "DropVar", "Effect", "Effects", "check_jaxpr",
+            "concrete_or_error", "find_top_trace", "gensym", "get_opaque_trace_state",
+            "jaxprs_in_params", "new_jaxpr_eqn", "no_effects", "primal_dtype_to_tangent_dtype",
+            "valid_jaxtype")},
+        **{f"jax.core.{n}": (f"`jax.errors.{n}`", f"jax.errors.{n}") for n in (
+            "InconclusiveDimensionOperation", "JaxprTypeError")},
+        **{f"jax.core.{n}": ("nothing: it has no public replacement", None) for n in (
+            "abstract_token", "is_concrete", "is_constant_dim", "is_constant_shape", "call", "trace_ctx")},
+    }),
     # Deprecated, still present in jax 0.10.2 ------------------------------------
     **_group("deprecated", None, "0.8.0", {
         # "jax.pmap is in maintenance mode and we encourage all new code to use jax.shard_map".

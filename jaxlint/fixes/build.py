@@ -16,7 +16,7 @@ from jaxlint.engine.model import FileModel
 from jaxlint.fixes.edits import Edit
 
 # Submodules that `import jax` does not load: a fix that names them imports them.
-_EXPLICIT_IMPORT = ("jax.extend.backend", "jax.example_libraries.optimizers", "jax.example_libraries.stax")
+_EXPLICIT_IMPORT = ("jax.extend.backend", "jax.extend.core", "jax.example_libraries.optimizers", "jax.example_libraries.stax")
 
 
 def node_range(model: FileModel, node: cst.CSTNode) -> tuple[int, int, int, int]:
