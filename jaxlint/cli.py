@@ -1,6 +1,7 @@
 """The command line: `jaxlint [PATHS]`, `jaxlint rule CODE`, `jaxlint rules`.
 
 Exit codes follow ruff and flake8: 0 clean, 1 findings, 2 usage or config error.
+Information findings (JAX906, a deprecation) never fail the run.
 """
 
 from __future__ import annotations
@@ -42,11 +43,29 @@ def main() -> None:
     """jaxlint: find JAX pitfalls before anything runs.
 
     \b
-      jaxlint [OPTIONS] [PATHS]...   lint files and directories (same as `jaxlint check`)
-      jaxlint rule JAX201            print a rule's page
+    Commands:
+      jaxlint [OPTIONS] [PATHS]...   lint files, directories and notebooks
+                                     (same as `jaxlint check`; `-` reads stdin)
+      jaxlint rule JAX201            print a rule's page: what it does, why it is
+                                     bad, an example, the fix and its safety
       jaxlint rules                  list every rule
 
-    Run `jaxlint check --help` for the options.
+    \b
+    Common options of `jaxlint check` (all of them: `jaxlint check --help`):
+      --select/--ignore CODES        choose rules by code or prefix (JAX2, JAX201)
+      --output-format FORMAT         full (default), concise, json, json-lines,
+                                     github, sarif
+      --fix / --unsafe-fixes         apply safe fixes / unsafe ones too
+      --diff                         show the fixes as a diff, write nothing
+      --target-jax-version X.Y.Z     the JAX release your code must run on
+      --add-noqa, --baseline FILE    adopt jaxlint in an existing codebase
+      --confirm                      check each finding by tracing it under JAX
+
+    \b
+    Exit codes:
+      0  no findings (or --exit-zero); deprecations (JAX906) never fail a run
+      1  findings, or a file that could not be linted (E999, E902)
+      2  usage, configuration or internal error
     """
 
 
@@ -61,7 +80,7 @@ def main() -> None:
               help="Apply excludes even to files named on the command line (for pre-commit).")
 @click.option("--output-format", type=click.Choice(_FORMATS), default=None,
               help="full (default), concise (path:line:col: CODE message), json, json-lines, github, sarif.")
-@click.option("--statistics", is_flag=True, help="Print the number of findings per code.")
+@click.option("--statistics", is_flag=True, help="Print only the number of findings per code (a table).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary line.")
 @click.option("--stdin-filename", default=None, help="The file name to report when reading from `-`.")
@@ -78,10 +97,27 @@ def main() -> None:
               help="With --confirm: `auto` uses what JAX finds (GPU if present), `cpu` forces the CPU.")
 @click.option("--confirm-timeout", type=float, default=60.0, show_default=True,
               help="With --confirm: seconds allowed per file.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes (the meaning of the code is unchanged); "
+                                          "report what is left.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --fix or --diff: apply unsafe fixes too (behaviour may change; each rule's "
+                   "page says how, under 'Fix safety').")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing "
+                                           "(exit 1 when there is something to fix).")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied (with --fix) or available.")
+@click.option("--target-jax-version", default=None,
+              help="The JAX release the code must run on (default: the installed jax, else the newest "
+                   "known): removed-API rules fire for APIs removed by then, JAX906 for deprecated ones.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and exit.")
+@click.option("--baseline", "baseline_file", type=click.Path(), default=None,
+              help="Hide the findings recorded in this baseline file (see --write-baseline).")
+@click.option("--write-baseline", "write_baseline_file", type=click.Path(), default=None,
+              help="Record every current finding in this file, and exit 0.")
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
           output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
-          no_cache, confirm, confirmed_only, device, confirm_timeout) -> None:
-    """Lint PATHS (files or directories; `-` reads standard input)."""
+          no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes, diff,
+          show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file) -> None:
+    """Lint PATHS (files, directories or notebooks; `-` reads standard input)."""
     paths = list(paths) or ["."]
     try:
         start = stdin_filename if "-" in paths and stdin_filename else paths[0]
@@ -95,14 +131,48 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
         fmt = output_format or settings.output_format or "full"
         if fmt not in _FORMATS:
             raise ConfigError(f"unknown output-format `{fmt}` (known: {', '.join(_FORMATS)})")
+        settings = _with_target(settings, target_jax_version)
+        baseline = None
+        if baseline_file:
+            from jaxlint.baseline import load_baseline
+
+            baseline = load_baseline(baseline_file)
     except ConfigError as exc:
         click.echo(f"jaxlint: error: {exc}", err=True)
         sys.exit(2)
     if confirmed_only and not confirm:
         click.echo("jaxlint: error: --confirmed-only needs --confirm", err=True)
         sys.exit(2)
+    if (fix or diff) and (confirm or add_noqa or write_baseline_file):
+        click.echo("jaxlint: error: --fix / --diff cannot be combined with --confirm, --add-noqa "
+                   "or --write-baseline", err=True)
+        sys.exit(2)
 
-    findings, diagnostics, sources = _lint(paths, settings, stdin_filename, jobs, no_cache)
+    if fix or diff:
+        from jaxlint.fix_command import run_fix
+
+        sys.exit(run_fix(paths, settings, stdin_filename, fmt, unsafe=unsafe_fixes, diff=diff,
+                         show_fixes=show_fixes, quiet=quiet, exit_zero=exit_zero, statistics=statistics))
+
+    findings, diagnostics, sources, n_files = _lint(paths, settings, stdin_filename, jobs, no_cache)
+    if not n_files and not diagnostics and "-" not in paths:
+        click.echo(f"jaxlint: warning: no Python files or notebooks found in {' '.join(paths)}", err=True)
+
+    if add_noqa:
+        from jaxlint.fix_command import run_add_noqa
+
+        sys.exit(run_add_noqa(findings, diagnostics))
+    if write_baseline_file:
+        from jaxlint.baseline import write_baseline
+
+        n = write_baseline(write_baseline_file, findings, sources, settings.root)
+        click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to {write_baseline_file}.", err=True)
+        sys.exit(0)
+    hidden = 0
+    if baseline is not None:
+        from jaxlint.baseline import filter_baseline
+
+        findings, hidden = filter_baseline(findings, baseline, sources, settings.root)
 
     device_name = None
     if confirm and findings:
@@ -125,24 +195,60 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
     for d in diagnostics:
         where = d.path + (f":{d.line}" if d.line else "") + (f":{d.col}" if d.line and d.col else "")
         click.echo(f"{where}: {d.code} {d.message}", err=True)
-    out = FORMATS[fmt](findings, diagnostics, ctx)
-    if out:
-        click.echo(out, nl=False)
-    if statistics:
-        counts = collections.Counter(f.code for f in findings)
-        names = {f.code: f.name for f in findings}
-        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            click.echo(f"{n:>5}\t{code}\t{names[code]}")
+    if statistics:  # the table only, as ruff prints it
+        print_statistics(findings)
+    else:
+        out = FORMATS[fmt](findings, diagnostics, ctx)
+        if out:
+            click.echo(out, nl=False)
+        if show_fixes:
+            from jaxlint.fix_command import print_available_fixes
+
+            print_available_fixes(findings)
     if not quiet and fmt in ("full", "concise"):
         if device_name:
             click.echo(f"Confirmed on device: {device_name}", err=True)
         n = len(findings)
         if n:
             click.echo(f"Found {n} finding{'s' if n != 1 else ''}.", err=True)
+            from jaxlint.fix_command import fixable_summary
+
+            summary = fixable_summary(findings, unsafe_fixes)
+            if summary:
+                click.echo(summary, err=True)
         elif not diagnostics:
             click.echo("All checks passed!", err=True)
-    # A file that could not be linted fails the run too, as E999 / E902 do in flake8.
-    sys.exit(0 if exit_zero or not (findings or diagnostics) else 1)
+        if hidden:
+            click.echo(f"{hidden} finding{'s' if hidden != 1 else ''} hidden by the baseline.", err=True)
+    sys.exit(exit_code(findings, diagnostics, exit_zero))
+
+
+def exit_code(findings, diagnostics, exit_zero: bool) -> int:
+    """1 for findings or files that could not be linted (E999 / E902, as in flake8);
+    information findings (deprecations) never fail the run."""
+    failing = [f for f in findings if f.severity != "info"]
+    return 0 if exit_zero or not (failing or diagnostics) else 1
+
+
+def print_statistics(findings) -> None:
+    counts = collections.Counter(f.code for f in findings)
+    names = {f.code: f.name for f in findings}
+    fixable = collections.Counter(f.code for f in findings
+                                  if f.fix and f.fix.get("applicability") == "safe" and f.fix.get("edits"))
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        mark = "[*]" if fixable[code] else "   "
+        click.echo(f"{n:>5}\t{code}\t{mark} {names[code]}")
+
+
+def _with_target(settings: Settings, cli_value: Optional[str]) -> Settings:
+    """The target JAX version, resolved now, so the cache key holds the real version."""
+    from dataclasses import replace
+
+    from jaxlint.api_changes import default_target
+    from jaxlint.config import parse_target
+
+    target = parse_target(cli_value, "--target-jax-version") if cli_value else settings.target_jax_version
+    return replace(settings, target_jax_version=target or default_target())
 
 
 def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
@@ -188,6 +294,7 @@ def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
             cache.put(r)
     if cache is not None:
         cache.save()
+    n_files = len(files) + (1 if sources else 0)
     findings.sort(key=lambda f: f.sort_key)
     for f in findings:
         if f.path not in sources and not f.path.endswith(".ipynb"):
@@ -196,7 +303,7 @@ def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
                     sources[f.path] = fh.read()
             except OSError:
                 pass
-    return findings, diagnostics, sources
+    return findings, diagnostics, sources, n_files
 
 
 @main.command("rule")

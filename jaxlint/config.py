@@ -29,7 +29,7 @@ DEFAULT_EXCLUDE = (
 
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "force-exclude", "extend-transforms", "output-format",
+    "force-exclude", "extend-transforms", "output-format", "target-jax-version",
 }
 
 
@@ -45,6 +45,10 @@ class Settings:
     # Extra transforms: dotted name -> kind ("jit", "vmap", "grad", ...).
     extend_transforms: tuple[tuple[str, str], ...] = ()
     output_format: Optional[str] = None
+    # The JAX release the code must run on: removed-API rules fire for APIs removed at
+    # or before it, JAX906 for APIs deprecated at it. None: the installed jax (read from
+    # its metadata, never imported), or the newest release jaxlint knows.
+    target_jax_version: Optional[str] = None
     # Where the config was found: relative paths in it are relative to this.
     root: str = "."
     config_file: Optional[str] = None
@@ -171,7 +175,19 @@ def load_table(table: dict, where: str, root: str) -> Settings:
         kw["extend_transforms"] = parse_transforms(table["extend-transforms"], where)
     if "output-format" in table:
         kw["output_format"] = str(table["output-format"])
+    if "target-jax-version" in table:
+        kw["target_jax_version"] = parse_target(table["target-jax-version"], where)
     return Settings(**kw)
+
+
+def parse_target(value, where: str) -> str:
+    """A JAX version such as "0.4.26"."""
+    from jaxlint.api_changes import known_version
+
+    if not isinstance(value, str) or not known_version(value):
+        raise ConfigError(f"{where}: `target-jax-version` must be a JAX version such as \"0.4.26\", "
+                          f"not {value!r}")
+    return value.strip()
 
 
 def parse_transforms(value, where: str) -> tuple[tuple[str, str], ...]:

@@ -16,7 +16,7 @@ class Finding:
     code: str
     message: str
     name: str = ""  # the rule's name, e.g. "traced-bool-conversion"
-    severity: str = "error"  # "error" | "warning"
+    severity: str = "error"  # "error" | "warning" | "info" (info never fails the run)
     # The traced function the finding sits in (qualified name and def line), for confirm mode.
     function: Optional[str] = None
     function_line: Optional[int] = None
@@ -26,6 +26,9 @@ class Finding:
     cell: Optional[int] = None
     # Confirm mode's verdict, once it ran.
     verdict: Optional[dict[str, Any]] = field(default=None, compare=False, hash=False)
+    # The fix, as ruff's JSON writes it: {"applicability": "safe" | "unsafe" |
+    # "display-only", "message": ..., "edits": [{"content", "location", "end_location"}]}.
+    fix: Optional[dict[str, Any]] = field(default=None, compare=False, hash=False)
 
     @property
     def sort_key(self):

@@ -345,86 +345,13 @@ AUGMENTED_AT_METHODS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class RemovedAPI:
-    """A JAX name that no longer exists, and what to write instead."""
+# Removed and deprecated APIs live in one versioned table (jaxlint/api_changes.py).
+from jaxlint.api_changes import API_CHANGES, MODULE_CHANGES, RemovedAPI  # noqa: E402,F401
 
-    # What to write instead, for messages (code in backticks).
-    replacement: str
-    # The first JAX release without it ("" when not pinned down).
-    removed_in: str
-    # Which migration (and so which rule) it belongs to.
-    migration: str
-
-
-def _removed(migration: str, removed_in: str, pairs: dict[str, str]) -> dict[str, RemovedAPI]:
-    return {name: RemovedAPI(new, removed_in, migration) for name, new in pairs.items()}
-
-
-#: Removed JAX attributes, by qualified name. Versions were read from the jax
-#: releases on PyPI: the last release that has the name, and the next one.
-REMOVED_APIS: dict[str, RemovedAPI] = {
-    # jax.ops.index_* and jax.ops.index: present in 0.3.1, gone in 0.3.2.
-    **_removed("index-update", "0.3.2", {
-        "jax.ops.index_update": "`x.at[idx].set(y)`",
-        "jax.ops.index_add": "`x.at[idx].add(y)`",
-        "jax.ops.index_mul": "`x.at[idx].multiply(y)`",
-        "jax.ops.index_min": "`x.at[idx].min(y)`",
-        "jax.ops.index_max": "`x.at[idx].max(y)`",
-        "jax.ops.index": "a plain index in `x.at[...]`",
-    }),
-    # tree_multimap: present in 0.3.15, gone in 0.3.16.
-    **_removed("tree-alias", "0.3.16", {
-        "jax.tree_multimap": "`jax.tree.map`",
-        "jax.tree_util.tree_multimap": "`jax.tree.map`",
-    }),
-    # The top-level jax.tree_* aliases: deprecated in 0.4.26, gone in 0.6.0.
-    **_removed("tree-alias", "0.6.0", {
-        "jax.tree_map": "`jax.tree.map` (or `jax.tree_util.tree_map`)",
-        "jax.tree_leaves": "`jax.tree.leaves` (or `jax.tree_util.tree_leaves`)",
-        "jax.tree_flatten": "`jax.tree.flatten` (or `jax.tree_util.tree_flatten`)",
-        "jax.tree_unflatten": "`jax.tree.unflatten` (or `jax.tree_util.tree_unflatten`)",
-        "jax.tree_structure": "`jax.tree.structure` (or `jax.tree_util.tree_structure`)",
-        "jax.tree_transpose": "`jax.tree.transpose` (or `jax.tree_util.tree_transpose`)",
-        "jax.treedef_is_leaf": "`jax.tree_util.treedef_is_leaf`",
-    }),
-    # NumPy's deprecated aliases: present in 0.4.14, gone in 0.4.16 (there is no 0.4.15).
-    **_removed("numpy-alias", "0.4.16", {
-        "jax.numpy.alltrue": "`jnp.all`",
-        "jax.numpy.sometrue": "`jnp.any`",
-        "jax.numpy.product": "`jnp.prod`",
-        "jax.numpy.cumproduct": "`jnp.cumprod`",
-    }),
-    **_removed("numpy-alias", "", {
-        "jax.numpy.in1d": "`jnp.isin`",
-        "jax.numpy.trapz": "`jnp.trapezoid`",
-        "jax.numpy.round_": "`jnp.round`",
-        "jax.numpy.row_stack": "`jnp.vstack`",
-    }),
-    # jnp.DeviceArray: present (deprecated) in 0.4.13, gone in 0.4.14.
-    **_removed("device-array", "0.4.14", {
-        "jax.numpy.DeviceArray": "`jax.Array`",
-    }),
-    # jax.interpreters.xla.DeviceArray: present in 0.4.4, gone by 0.4.7.
-    **_removed("device-array", "", {
-        "jax.interpreters.xla.DeviceArray": "`jax.Array`",
-        "jax.interpreters.xla._DeviceArray": "`jax.Array`",
-        "jax.interpreters.xla._CppDeviceArray": "`jax.Array`",
-        "jax.interpreters.pxla.ShardedDeviceArray": "`jax.Array`",
-        "jaxlib.xla_extension.DeviceArray": "`jax.Array`",
-    }),
-    # jax.xla_computation: deprecated in 0.4.33, gone in 0.4.34.
-    **_removed("xla-computation", "0.4.34", {
-        "jax.xla_computation": "`jax.jit(f).lower(*args).compiler_ir('hlo')`",
-    }),
-}
-
+#: Removed JAX attributes, by qualified name (at some JAX release; rules check the target).
+REMOVED_APIS: dict[str, RemovedAPI] = {k: v for k, v in API_CHANGES.items() if v.removed_in is not None}
 #: Removed JAX modules: importing them raises ModuleNotFoundError.
-REMOVED_MODULES: dict[str, RemovedAPI] = {
-    # The jax.config submodule: present in 0.4.28, gone in 0.4.29. `jax.config`
-    # the attribute (and `from jax import config`) still work.
-    "jax.config": RemovedAPI("`import jax` and `jax.config.update(...)`", "0.4.29", "config-module"),
-}
+REMOVED_MODULES: dict[str, RemovedAPI] = MODULE_CHANGES
 
 
 # Values: what JAX functions return, and which classes are pytrees -----------------

@@ -15,7 +15,7 @@ from jaxlint import noqa
 from jaxlint.config import Settings
 from jaxlint.engine import FileModel
 from jaxlint.finding import Diagnostic, FileResult, Finding
-from jaxlint.rules import Report, all_rules
+from jaxlint.rules import Report, Rule, all_rules
 from jaxlint.source import parse_source, read_source
 
 
@@ -58,31 +58,58 @@ def lint_text(text: str, path: str, settings: Settings,
     except RecursionError:
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result
-    reports: list[tuple[type, Report]] = []
+    reports: list[tuple[Rule, Report]] = []
     for code, rule_cls in all_rules().items():
         if code not in codes:
             continue
         try:
-            reports.extend((rule_cls, r) for r in rule_cls(model).check())
+            rule = rule_cls(model, settings)
+            reports.extend((rule, r) for r in rule.check())
         except Exception as exc:  # a bug in a rule must not stop the run
             tb = traceback.extract_tb(exc.__traceback__)[-1]
             result.diagnostics.append(Diagnostic(
                 path, f"internal error in {code}: {type(exc).__name__}: {exc} "
                       f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report it",
                 code="JAX000"))
-    if not reports:
+    check_noqa = apply_noqa and UNUSED_NOQA in codes
+    if not reports and not check_noqa:
         return result
-    result.findings = _to_findings(path, text, model, reports, apply_noqa)
+    every = _to_findings(path, text, model, reports, apply_noqa=False)
+    result.findings = _without_noqa(every, text) if apply_noqa else every
+    if check_noqa:
+        from jaxlint.fixes.noqa import unused_noqa_findings
+
+        result.findings = sorted(result.findings + unused_noqa_findings(path, text, every, codes),
+                                 key=lambda f: f.sort_key)
     return result
 
 
+def _without_noqa(findings: list[Finding], text: str) -> list[Finding]:
+    lines = text.splitlines()
+    return [f for f in findings
+            if not noqa.suppressed(f.code, noqa.noqa_codes(lines[f.line - 1] if 0 < f.line <= len(lines) else ""))]
+
+
+# Unused and unknown `# noqa: JAX...` codes (opt-in, like ruff's RUF100).
+UNUSED_NOQA = "JAX100"
+
+
+def _fix_dict(rule: Rule, report: Report) -> Optional[dict]:
+    try:
+        fix = rule.fix(report)
+    except Exception:  # a bug in a fix must not stop the lint; the finding stays, unfixed
+        return None
+    return fix.to_dict() if fix is not None else None
+
+
 def _to_findings(path: str, text: str, model: FileModel,
-                 reports: list[tuple[type, Report]], apply_noqa: bool = True) -> list[Finding]:
+                 reports: list[tuple[Rule, Report]], apply_noqa: bool = True) -> list[Finding]:
     positions = model.positions
     lines = text.splitlines()
     seen = set()
     out = []
-    for rule_cls, r in reports:
+    for rule, r in reports:
+        rule_cls = type(rule)
         pos = positions.get(r.node)
         if pos is None:
             continue
@@ -105,7 +132,7 @@ def _to_findings(path: str, text: str, model: FileModel,
             path=path, line=line, col=col, end_line=end_line, end_col=end_col,
             code=rule_cls.code, message=r.message, name=rule_cls.name,
             severity=rule_cls.severity, function=func_name, function_line=func_line,
-            confirm=dict(r.confirm)))
+            confirm=dict(r.confirm), fix=_fix_dict(rule, r)))
     out.sort(key=lambda f: f.sort_key)
     return out
 

@@ -36,6 +36,8 @@ from jaxlint.source import MAX_FILE_BYTES
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "mprun"})
 # Line magics whose argument is a Python statement run in the user's namespace.
 STATEMENT_LINE_MAGICS = frozenset({"time", "timeit"})
+# Appended to the statement of a `%timeit` / `%time` line: `# jaxlint-magic: timeit`.
+TIMED_MARKER = "# jaxlint-magic: "
 # `%timeit` options that take a value (`-n 10`, `-r3`).
 _TIMEIT_VALUE_OPTIONS = frozenset({"-n", "-r", "-p"})
 
@@ -91,7 +93,8 @@ def _statement_magic(line: str) -> Optional[tuple[str, int]]:
             ast.parse(statement)
     except SyntaxError:
         return None
-    return _indent(line) + statement, start - len(_indent(line))
+    # The marker tells JAX601 that the kernel times this statement (a comment: columns stay).
+    return _indent(line) + statement + f"  {TIMED_MARKER}{m.group(1)}", start - len(_indent(line))
 
 
 def _python_line(line: str) -> tuple[str, int]:
@@ -267,4 +270,29 @@ def _to_cell(f: Finding, where: list[tuple[int, int, int]]) -> Finding:
         end_line, end_offset = line, offset
     return replace(f, cell=cell, line=line, col=f.col + offset,
                    end_line=end_line, end_col=f.end_col + end_offset,
-                   message=_message_lines(f.message, cell, where))
+                   message=_message_lines(f.message, cell, where), fix=_fix_to_cells(f.fix, where))
+
+
+def _fix_to_cells(fix: Optional[dict], where: list[tuple[int, int, int]]) -> Optional[dict]:
+    """A fix's edits in cell coordinates: each edit names its cell (an added import may
+    sit in another cell than the finding). An edit that spans cells is dropped with its fix."""
+    if not fix or not fix.get("edits"):
+        return fix
+    edits = []
+    for e in fix["edits"]:
+        row, col = e["location"]["row"], e["location"]["column"]
+        end_row, end_col = e["end_location"]["row"], e["end_location"]["column"]
+        if not (0 < row <= len(where) and 0 < end_row <= len(where) + 1):
+            return None
+        cell, line, offset = where[row - 1]
+        if (row, col) == (end_row, end_col) and col == 1 and e["content"].endswith("\n"):
+            offset = 0  # whole lines inserted before this one
+        if end_row == len(where) + 1:  # just past the last line: the end of the last cell
+            end_cell, end_line, end_offset = where[-1][0], where[-1][1] + 1, 0
+        else:
+            end_cell, end_line, end_offset = where[end_row - 1]
+        if end_cell != cell:
+            return None
+        edits.append({"content": e["content"], "location": {"row": line, "column": col + offset},
+                      "end_location": {"row": end_line, "column": end_col + end_offset}, "cell": cell})
+    return {**fix, "edits": edits}

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Optional
 
-DOCS_BASE = "https://github.com/jaxlint/jaxlint/blob/main/rules/"
+# jaxlint has no published documentation site: `jaxlint rule CODE` prints the page.
+DOCS_BASE: Optional[str] = None
 
 
 def pages_dir() -> Path:
@@ -30,8 +31,9 @@ def page_text(code: str) -> Optional[str]:
     return p.read_text(encoding="utf-8") if p else None
 
 
-def page_url(code: str) -> str:
-    return f"{DOCS_BASE}{code.upper()}.md"
+def page_url(code: str) -> Optional[str]:
+    """A link to the rule's page, or None: nothing is linked that does not exist."""
+    return f"{DOCS_BASE}{code.upper()}.md" if DOCS_BASE else None
 
 
 _BLOCK = re.compile(r"```python\n(.*?)```", re.S)

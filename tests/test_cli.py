@@ -84,7 +84,7 @@ def test_json_format_has_ruff_keys(project):
     assert {"code", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"} <= set(first)
     assert first["location"] == {"row": 6, "column": 8}
     assert first["end_location"] == {"row": 6, "column": 13}
-    assert first["url"].endswith("rules/JAX201.md")
+    assert first["url"] is None  # nothing is linked that does not exist
 
 
 def test_select_ignore_and_statistics(project):
@@ -93,7 +93,8 @@ def test_select_ignore_and_statistics(project):
     r = run("--output-format", "concise", "--ignore", "JAX20", "bad.py", cwd=project)
     assert r.stdout == "" and r.returncode == 0
     r = run("--output-format", "concise", "--statistics", "-q", "bad.py", cwd=project)
-    assert "    1\tJAX201\ttraced-bool-conversion" in r.stdout
+    assert "    1\tJAX201\t    traced-bool-conversion" in r.stdout
+    assert "bad.py:" not in r.stdout  # only the table, as ruff prints it
 
 
 def test_noqa(project):
@@ -237,7 +238,8 @@ def test_rule_and_rules_commands(project):
     assert "## Use instead" in r.stdout
     assert run("rule", "JAX999", cwd=project).returncode == 2
     r = run("rules", cwd=project)
-    assert r.stdout.splitlines()[0].startswith("JAX101")
+    first = r.stdout.splitlines()[0]
+    assert first.startswith("JAX100") and first.endswith("(opt-in)")  # the one opt-in rule
     assert any(l.startswith("JAX201  traced-bool-conversion") for l in r.stdout.splitlines())
 
 

@@ -4,17 +4,26 @@
 - Each `## Use instead` block is clean.
 - Under real JAX (CPU), each Example block raises the error the rule names, and
   each Use-instead block runs without error.
+- Every fix, applied to the page's Example blocks (`--fix --unsafe-fixes`),
+  gives the page's `## Fixed` blocks (one per Example the fixes change, in
+  order, without the `# expect:` markers); the result lints clean, a second
+  fix changes nothing, and it runs under JAX.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from jaxlint.config import Settings
+from jaxlint.fixes import fix_text
 
 from jaxlint.linter import expected_findings, lint_string
 from jaxlint.pages import code_blocks, page_text, section
 from jaxlint.rules import all_rules
 
-SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "References")
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
 RULES = sorted(all_rules())
 
 
@@ -73,3 +82,37 @@ def test_bad_example_raises_under_jax(code, index):
 def test_good_example_runs_under_jax(code, index):
     pytest.importorskip("jax")
     _exec(_blocks(code, "Use instead")[index], code, "good")
+
+
+_MARKS = re.compile(r"[ \t]*# expect: JAX\d{3}(?:\s*,\s*JAX\d{3})*")
+_EVERY_RULE = Settings(select=("JAX",))
+
+
+def _fixed_examples(code):
+    """Each Example block the fixes change, fixed (safe and unsafe), markers stripped."""
+    out = []
+    for i, block in enumerate(_blocks(code, "Example")):
+        result = fix_text(block, f"{code}_example.py", _EVERY_RULE, unsafe=True)
+        if result.new != block:
+            out.append((i, _MARKS.sub("", result.new)))
+    return out
+
+
+@pytest.mark.parametrize("code", RULES)
+def test_fixes_give_the_fixed_examples(code):
+    fixed = [text for _, text in _fixed_examples(code)]
+    assert fixed == _blocks(code, "Fixed")
+
+
+@pytest.mark.parametrize("code,index", [(c, i) for c in RULES for i, _ in enumerate(_blocks(c, "Fixed"))])
+def test_fixed_example_is_clean_and_stable(code, index):
+    block = _blocks(code, "Fixed")[index]
+    assert lint_string(block, path=f"{code}_fixed.py", select=["JAX"]) == []
+    again = fix_text(block, f"{code}_fixed.py", _EVERY_RULE, unsafe=True)
+    assert again.new == block and not again.applied
+
+
+@pytest.mark.parametrize("code,index", [(c, i) for c in RULES for i, _ in enumerate(_blocks(c, "Fixed"))])
+def test_fixed_example_runs_under_jax(code, index):
+    pytest.importorskip("jax")
+    _exec(_blocks(code, "Fixed")[index], code, "fixed")

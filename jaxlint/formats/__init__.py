@@ -36,7 +36,7 @@ def register(name: str):
     return deco
 
 
-def rule_url(code: str) -> str:
+def rule_url(code: str) -> Optional[str]:
     from jaxlint.pages import page_url
 
     return page_url(code)

@@ -16,6 +16,12 @@ def render(findings, diagnostics, ctx: FormatContext) -> str:
                 width = f.end_col - f.col if f.end_line == f.line else len(src) - f.col + 1
                 out.append(f"  {f.line:>4} | {src}")
                 out.append("       | " + " " * (f.col - 1) + "^" * max(1, width))
+        fix = f.fix if isinstance(f.fix, dict) else None
+        if fix and fix.get("message"):
+            # ruff's "help:" line; the applicability says which flag applies it.
+            how = {"safe": "--fix", "unsafe": "--fix --unsafe-fixes"}.get(fix.get("applicability"), "")
+            applies = f" ({how})" if how and fix.get("edits") else ""
+            out.append(f"       = fix{applies}: {fix['message']}")
         if f.verdict and f.verdict.get("evidence") and f.verdict.get("evidence") != f.verdict.get("summary"):
             out.append(f"       = {f.verdict['verdict']}: {f.verdict['evidence']}")
         out.append("")

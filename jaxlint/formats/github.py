@@ -27,7 +27,7 @@ def _workspace_path(path: str) -> str:
 
 
 def annotation(f) -> str:
-    level = "warning" if f.severity == "warning" else "error"
+    level = {"warning": "warning", "info": "notice"}.get(f.severity, "error")
     title = f"{f.code}" + (f" (cell {f.cell})" if f.cell else "")
     props = {
         "file": _workspace_path(f.path),
@@ -41,7 +41,19 @@ def annotation(f) -> str:
     return f"::{level} {prop_text}::{escape_data(f'{f.code} {f.message}{verdict_suffix(f)}')}"
 
 
+def diagnostic_annotation(d) -> str:
+    """E999 / E902: a file that could not be linted is an error on the pull request too."""
+    props = {"file": _workspace_path(d.path)}
+    if d.line:
+        props["line"] = d.line
+        if d.col:
+            props["col"] = d.col
+    props["title"] = d.code
+    prop_text = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items())
+    return f"::error {prop_text}::{escape_data(f'{d.code} {d.message}')}"
+
+
 @register("github")
 def render(findings, diagnostics, ctx: FormatContext) -> str:
-    lines = [annotation(f) for f in findings]
+    lines = [diagnostic_annotation(d) for d in diagnostics] + [annotation(f) for f in findings]
     return "\n".join(lines) + ("\n" if lines else "")

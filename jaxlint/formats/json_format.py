@@ -12,7 +12,7 @@ def finding_dict(f) -> dict:
         "filename": f.path,
         "location": {"row": f.line, "column": f.col},
         "end_location": {"row": f.end_line, "column": f.end_col},
-        "fix": None,
+        "fix": f.fix,
         "url": rule_url(f.code),
         "noqa_row": f.line,
         "name": f.name,
@@ -25,6 +25,28 @@ def finding_dict(f) -> dict:
     return d
 
 
+def diagnostic_dict(d) -> dict:
+    """A file jaxlint could not lint (E999 syntax error, E902 unreadable), with the same keys."""
+    line = d.line or 1
+    col = d.col or 1
+    return {
+        "code": d.code,
+        "message": d.message,
+        "filename": d.path,
+        "location": {"row": line, "column": col},
+        "end_location": {"row": line, "column": col},
+        "fix": None,
+        "url": None,
+        "noqa_row": None,
+        "name": "syntax-error" if d.code == "E999" else "io-error" if d.code == "E902" else "internal-error",
+        "severity": "error",
+    }
+
+
+def all_dicts(findings, diagnostics) -> list[dict]:
+    return [diagnostic_dict(d) for d in diagnostics] + [finding_dict(f) for f in findings]
+
+
 @register("json")
 def render(findings, diagnostics, ctx: FormatContext) -> str:
-    return json.dumps([finding_dict(f) for f in findings], indent=2) + "\n"
+    return json.dumps(all_dicts(findings, diagnostics), indent=2) + "\n"

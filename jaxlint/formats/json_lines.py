@@ -3,9 +3,9 @@
 import json
 
 from jaxlint.formats import FormatContext, register
-from jaxlint.formats.json_format import finding_dict
+from jaxlint.formats.json_format import all_dicts
 
 
 @register("json-lines")
 def render(findings, diagnostics, ctx: FormatContext) -> str:
-    return "".join(json.dumps(finding_dict(f)) + "\n" for f in findings)
+    return "".join(json.dumps(d) + "\n" for d in all_dicts(findings, diagnostics))

@@ -9,8 +9,6 @@ an alert survives unrelated edits above it instead of being closed and reopened.
 
 from __future__ import annotations
 
-import collections
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -22,7 +20,8 @@ from jaxlint.formats import FormatContext, register, rule_url, verdict_suffix
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-INFORMATION_URI = "https://github.com/jaxlint/jaxlint"
+# SARIF levels by severity: a deprecation (info) is a note.
+_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _rule_descriptor(code: str, rule) -> dict:
@@ -30,19 +29,22 @@ def _rule_descriptor(code: str, rule) -> dict:
 
     page = page_text(code) or ""
     full = " ".join(section(page, "What it does").split()) or rule.summary
-    return {
+    descriptor = {
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": full},
         "help": {"text": page or rule.summary, "markdown": page or rule.summary},
-        "helpUri": rule_url(code),
         "defaultConfiguration": {
-            "level": "warning" if rule.severity == "warning" else "error",
+            "level": _LEVELS.get(rule.severity, "error"),
             "enabled": bool(rule.default),
         },
         "properties": {"tags": ["jax"], "precision": "high"},
     }
+    url = rule_url(code)
+    if url:  # the page itself is the help text; link only a page that exists
+        descriptor["helpUri"] = url
+    return descriptor
 
 
 def _artifact_location(path: str, root: str) -> dict:
@@ -56,42 +58,11 @@ def _artifact_location(path: str, root: str) -> dict:
     return {"uri": quote(Path(rel).as_posix()), "uriBaseId": SRCROOT}
 
 
-def _normalized(line: str) -> str:
-    """A line's text without its whitespace: re-indenting it keeps the fingerprint."""
-    return "".join(line.split())
-
-
-def _line_text(f, ctx: FormatContext, cells: dict) -> str:
-    if f.cell:
-        if f.path not in cells:
-            from jaxlint.notebook import cell_sources
-
-            cells[f.path] = cell_sources(f.path)
-        lines = cells[f.path].get(f.cell, "").splitlines()
-    else:
-        text = ctx.sources.get(f.path)
-        if text is None:
-            try:
-                with open(f.path, encoding="utf-8", errors="replace") as fh:
-                    text = ctx.sources[f.path] = fh.read()
-            except OSError:
-                text = ""
-        lines = text.splitlines()
-    return lines[f.line - 1] if 0 < f.line <= len(lines) else ""
-
-
 def fingerprints(findings, ctx: FormatContext) -> list[str]:
-    """`primaryLocationLineHash` per finding: hash of code + line text, then `:occurrence`."""
-    seen: collections.Counter = collections.Counter()
-    cells: dict = {}
-    out = []
-    for f in findings:
-        text = _normalized(_line_text(f, ctx, cells))
-        digest = hashlib.sha256(f"{f.code}\0{text}".encode("utf-8")).hexdigest()[:16]
-        key = (f.path, f.cell, digest)
-        seen[key] += 1
-        out.append(f"{digest}:{seen[key]}")
-    return out
+    """`primaryLocationLineHash` per finding (jaxlint.fingerprints: code + line text, then `:occurrence`)."""
+    from jaxlint.fingerprints import fingerprints as compute
+
+    return compute(findings, ctx.sources)
 
 
 def _result(f, index: Optional[int], fingerprint: str, root: str) -> dict:
@@ -100,7 +71,7 @@ def _result(f, index: Optional[int], fingerprint: str, root: str) -> dict:
         message = f"cell {f.cell}, line {f.line}: {message}"
     result = {
         "ruleId": f.code,
-        "level": "warning" if f.severity == "warning" else "error",
+        "level": _LEVELS.get(f.severity, "error"),
         "message": {"text": message},
         "locations": [{
             "physicalLocation": {
@@ -151,7 +122,6 @@ def sarif_log(findings, diagnostics, ctx: FormatContext) -> dict:
             "name": "jaxlint",
             "version": __version__,
             "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
             "rules": [_rule_descriptor(code, rules[code]) for code in codes],
         }},
         "originalUriBaseIds": {SRCROOT: {"uri": Path(os.path.abspath(root)).as_uri().rstrip("/") + "/"}},

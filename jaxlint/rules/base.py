@@ -24,6 +24,8 @@ class Report:
     message: str
     function: Optional[FunctionInfo] = None
     confirm: dict[str, Any] = field(default_factory=dict)
+    # A fix (jaxlint.fixes.Fix) the rule computed with the finding, if any.
+    fix: Optional[Any] = None
 
 
 class Rule:
@@ -39,8 +41,23 @@ class Rule:
     # The JAX exception a bad example raises, when there is one.
     raises: ClassVar[Optional[str]] = None
 
-    def __init__(self, model: FileModel):
+    def __init__(self, model: FileModel, settings: Optional[Any] = None):
         self.model = model
+        # The run's Settings (target JAX version, ...); None for a bare model.
+        self.settings = settings
+
+    @property
+    def target_jax_version(self) -> Optional[str]:
+        """The JAX release the code must run on (None: the installed or newest known)."""
+        return getattr(self.settings, "target_jax_version", None)
+
+    def fix(self, report: Report) -> Optional[Any]:
+        """The fix for one of this rule's reports (a jaxlint.fixes.Fix), or None.
+
+        Rules with a fix override this (or set `report.fix`); the edits are
+        computed only when a caller asks for them.
+        """
+        return report.fix
 
     def check(self) -> Iterator[Report]:  # pragma: no cover - abstract
         raise NotImplementedError

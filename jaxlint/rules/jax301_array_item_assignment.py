@@ -36,6 +36,11 @@ class ArrayItemAssignment(Rule):
                 if self._is_jax_array(target):
                     yield self._report(node, target, op)
 
+    def fix(self, report: Report):
+        from jaxlint.fixes.mutation import item_assignment
+
+        return item_assignment(self.model, report.node)
+
     def _is_jax_array(self, target: cst.Subscript) -> bool:
         model = self.model
         base = target.value

@@ -16,6 +16,11 @@ class DiscardedAtUpdate(Rule):
     summary = "the result of `x.at[idx].set(...)` is discarded: JAX arrays are immutable, so it has no effect"
     severity = "error"
 
+    def fix(self, report: Report):
+        from jaxlint.fixes.mutation import discarded_update
+
+        return discarded_update(self.model, report.node)
+
     def check(self) -> Iterator[Report]:
         model = self.model
         notebook = model.path.endswith(".ipynb")

@@ -15,6 +15,11 @@ class JitInLoopOverhead(Rule):
     severity = "warning"
     confirm_kind = "overhead"
 
+    def fix(self, report):
+        from jaxlint.fixes.recompile import hoist_fix
+
+        return hoist_fix(self.model, report.node)
+
     def check(self):
         model = self.model
         for call in model.nodes(cst.Call):

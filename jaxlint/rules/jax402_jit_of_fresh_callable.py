@@ -19,6 +19,11 @@ class JitOfFreshCallable(Rule):
     summary = "jax.jit of a lambda, partial, bound method or nested def created again on each call recompiles"
     confirm_kind = "recompile"
 
+    def fix(self, report):
+        from jaxlint.fixes.recompile import hoist_fix
+
+        return hoist_fix(self.model, report.node) if isinstance(report.node, cst.Call) else None
+
     def check(self):
         model = self.model
         self._repeated = rc.repeated_functions(model)

@@ -23,6 +23,11 @@ class UnhashableStaticArg(Rule):
     confirm_kind = "trace-error"
     raises = "ValueError"
 
+    def fix(self, report):
+        from jaxlint.fixes.recompile import tuple_fix
+
+        return tuple_fix(self.model, report.node)
+
     def check(self):
         model = self.model
         for call in model.nodes(cst.Call):

@@ -12,6 +12,12 @@ class PrngKeyReuse(Rule):
     summary = "The same PRNG key is used for two draws: both give the same random numbers"
     confirm_kind = "prng"
 
+    def fix(self, report):
+        from jaxlint.fixes.prng import split_before_first
+
+        found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
+        return split_before_first(self.model, found) if found is not None else None
+
     def check(self):
         for found in key_findings_for(self.model, self.code):
             use = found.use

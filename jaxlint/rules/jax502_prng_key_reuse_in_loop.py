@@ -14,6 +14,12 @@ class PrngKeyReuseInLoop(Rule):
     summary = "A PRNG key used in a loop without re-splitting gives the same numbers every iteration"
     confirm_kind = "prng"
 
+    def fix(self, report):
+        from jaxlint.fixes.prng import split_in_loop
+
+        found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
+        return split_in_loop(self.model, found) if found is not None else None
+
     def check(self):
         for found in key_findings_for(self.model, self.code):
             use = found.use

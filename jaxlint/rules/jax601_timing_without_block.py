@@ -9,6 +9,7 @@ import libcst as cst
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.jax_api import (BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS,
                              TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
+from jaxlint.notebook import TIMED_MARKER
 from jaxlint.rules.base import Rule
 
 # These need their argument's value only when they format or convert it.
@@ -53,14 +54,52 @@ class TimingWithoutBlock(Rule):
                 continue
             if self._may_sync_after(work, region) or self._rate_limit(stop):
                 continue
-            yield self.report(
+            yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}` "
                       f"may still be running: JAX dispatches asynchronously, so this measures "
                       f"only the dispatch, not the computation; {_FIX}", model.function_of(stop),
-                work=self.source(work))
+                work=self.source(work)), work)
         for call in calls:
             if model.qualname(call.func) in TIMEIT_FUNCTIONS and model.traced_function_of(call) is None:
                 yield from self._timeit(call, calls)
+        if model.path.endswith(".ipynb"):
+            yield from self._timed_magics(calls)
+
+    def _with_fix(self, report, work: cst.Call):
+        from jaxlint.fixes.timing import block_fix
+
+        report.fix = block_fix(self.model, work)
+        return report
+
+    def _dispatches_when_called(self, work: cst.Call) -> bool:
+        """A function of the notebook called by its own name runs jitted only when decorated:
+        `g_jit = jax.jit(g)` elsewhere does not make `%timeit g(x)` asynchronous."""
+        info = self.model.resolve_function(work.func) if isinstance(work.func, cst.Name) else None
+        if info is None:
+            return True
+        if any(c.via == "decorator" and c.cached for c in info.contexts.values()):
+            return True
+        body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
+        return not any(self._is_blocking(c) for c in body) and \
+            any(array_module_function(self.model.qualname(c.func)) for c in body)
+
+    def _timed_magics(self, calls: list[cst.Call]):
+        """`%timeit f(x)` / `%time f(x)` in a notebook (marked by jaxlint.notebook)."""
+        model = self.model
+        for line in model.nodes(cst.SimpleStatementLine):
+            comment = line.trailing_whitespace.comment
+            if comment is None or TIMED_MARKER not in comment.value:
+                continue
+            magic = comment.value.rsplit(TIMED_MARKER, 1)[1].strip()
+            region = [c for c in calls if line in set(model.ancestors(c))]
+            work = self._last_work(region, model.function_of(line))
+            if work is None or self._blocked(work, region) or not self._dispatches_when_called(work):
+                continue
+            yield self._with_fix(self.report(
+                work, f"`%{magic}` times `{self.source(work)}`, which returns as soon as the work is "
+                      f"dispatched: JAX runs asynchronously, so it measures only the dispatch, not the "
+                      f"computation; time `{self.source(work)}.block_until_ready()`",
+                model.function_of(line), work=self.source(work)), work)
 
     # ------------------------------------------------------------ clock pairs
     def _stop(self, start: cst.Call, clocks: list[cst.Call]) -> Optional[cst.Call]:
@@ -173,12 +212,12 @@ class TimingWithoutBlock(Rule):
         work = self._last_work(body, func)
         if work is None or self._blocked(work, body):
             return
-        yield self.report(
+        yield self._with_fix(self.report(
             call, f"`{self.source(call.func)}` times a callable that returns as soon as "
                   f"`{self.source(work)}` is dispatched: JAX runs asynchronously, so it measures "
                   f"only the dispatch, not the computation; end the callable with "
                   f"`.block_until_ready()` on its result", model.function_of(call),
-            work=self.source(work))
+            work=self.source(work)), work)
 
     # ------------------------------------------------------------ work and blocking
     def _last_work(self, region: list[cst.Call], func: Optional[FunctionInfo]) -> Optional[cst.Call]:

@@ -14,6 +14,7 @@ import libcst as cst
 from jaxlint.engine.model import children
 
 from jaxlint import jax_api
+from jaxlint.api_changes import removed_at
 from jaxlint.engine.scopes import dotted_name
 from jaxlint.rules.base import Report, Rule
 
@@ -48,8 +49,8 @@ class RemovedAPIChecks:
                 yield from self._import_from(node)
         for node in model.nodes(cst.Attribute):
             q = model.qualname(node)
-            api = jax_api.REMOVED_APIS.get(q) if q else None
-            if api is None or api.migration != self.migration:
+            api = jax_api.API_CHANGES.get(q) if q else None
+            if api is None or not self._selects(api):
                 continue
             if self._in_import(node) or self._assigned(node) or self._guarded(node):
                 continue
@@ -85,17 +86,34 @@ class RemovedAPIChecks:
             if not isinstance(alias.name, cst.Name):
                 continue
             q = f"{module}.{alias.name.value}"
-            api = jax_api.REMOVED_APIS.get(q)
-            if api is not None and api.migration == self.migration:
+            mod_api = jax_api.REMOVED_MODULES.get(q)
+            # `from jax.experimental import optimizers` fails; `from jax import config` works
+            # (config is still an attribute of jax, only the submodule is gone).
+            if mod_api is not None and self._selects(mod_api) and q != "jax.config":
+                yield self.report(alias, self._message(
+                    f"`from {module} import {alias.name.value}`", f"the `{q}` submodule", mod_api,
+                    "ImportError"), self.model.function_of(node), removed_module=q)
+                continue
+            api = jax_api.API_CHANGES.get(q)
+            if api is not None and self._selects(api):
                 yield self.report(alias, self._message(
                     f"`from {module} import {alias.name.value}`", f"`{q}`", api, "ImportError"),
                     self.model.function_of(node), removed=q)
 
     def _removed_module(self, name: str) -> Optional[jax_api.RemovedAPI]:
         for mod, api in jax_api.REMOVED_MODULES.items():
-            if api.migration == self.migration and (name == mod or name.startswith(mod + ".")):
+            if self._selects(api) and (name == mod or name.startswith(mod + ".")):
                 return api
         return None
+
+    def _selects(self, api: jax_api.RemovedAPI) -> bool:
+        """This rule's migration, removed at the target JAX version."""
+        return api.migration == self.migration and removed_at(api, self.target_jax_version)
+
+    def fix(self, report: Report):
+        from jaxlint.fixes.removed_api import fix_for
+
+        return fix_for(self.model, report, self.target_jax_version)
 
     def _message(self, what: str, subject: str, api: jax_api.RemovedAPI, error: str) -> str:
         """`what` raises `error` (`subject` was removed in JAX N); use ..."""
