@@ -59,14 +59,16 @@ def source_line(file: Path, row: int, cell: int | None) -> str:
 
 def run_jaxlint(target: Path, jaxlint_root: Path) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(jaxlint_root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # The default selection: what a user sees without configuring anything.
     proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "json",
-                           "--select", "JAX", str(target)], capture_output=True, text=True, env=env)
+                           str(target)], capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 1):
         sys.stderr.write(proc.stderr)
         raise SystemExit(f"jaxlint failed with exit status {proc.returncode}")
     for line in proc.stderr.splitlines():
         print(f"  [jaxlint] {line}", file=sys.stderr)
-    return json.loads(proc.stdout or "[]")
+    # Diagnostics (E999 syntax errors, E902 unreadable files) are not findings.
+    return [f for f in json.loads(proc.stdout or "[]") if f.get("code", "").startswith("JAX")]
 
 
 def findings_for(corpus: Path, set_name: str, sets: dict[str, str], jaxlint_root: Path) -> list[dict]:
