@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 import warnings
 from typing import TYPE_CHECKING, Optional, Union
@@ -59,7 +60,7 @@ def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text, filename=path)
+            tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         msg = exc.msg
         python_error = Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
@@ -72,7 +73,55 @@ def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
     except ValueError as exc:
         return Diagnostic(path, f"cannot parse file: {exc}", code="E999")
+    if text.count("\n") > CHUNKED_PARSE_LINES:
+        module = _parse_chunked(text, tree)
+        if module is not None:
+            return module
     return _parse_libcst(text, path, None)
+
+
+#: Files longer than this are parsed in pieces of about this many lines, split at
+#: top-level statements: libcst's parser needs memory several times the tree's
+#: size while it works, so a 100k-line file parsed whole peaks near 1.5 GB.
+CHUNKED_PARSE_LINES = 5000
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _parse_chunked(text: str, tree: ast.Module):
+    """One libcst Module built from pieces parsed apart; None when it cannot be."""
+    import libcst as cst
+
+    lines = _LINE.findall(text)
+    cuts = [0]
+    prev_end = 0
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
+        if first >= prev_end and first - cuts[-1] >= CHUNKED_PARSE_LINES:
+            cuts.append(first)
+        prev_end = node.end_lineno or first + 1
+    if len(cuts) == 1:
+        return None
+    cuts.append(len(lines))
+    try:
+        modules = [cst.parse_module("".join(lines[a:b])) for a, b in zip(cuts, cuts[1:])]
+    except (cst.ParserSyntaxError, RecursionError, MemoryError):
+        return None
+    first = modules[0]
+    if any(m.default_indent != first.default_indent or m.default_newline != first.default_newline
+           for m in modules) or any(not m.body for m in modules):
+        return None
+    body = list(first.body)
+    pending = list(first.footer)
+    for m in modules[1:]:
+        stmts = list(m.body)
+        # The previous piece's trailing comments and this piece's header lead its first statement.
+        stmts[0] = stmts[0].with_changes(
+            leading_lines=[*pending, *m.header, *stmts[0].leading_lines])
+        body.extend(stmts)
+        pending = list(m.footer)
+    last = modules[-1]
+    return first.with_changes(body=body, footer=last.footer,
+                              has_trailing_newline=last.has_trailing_newline)
 
 
 #: Python's messages for input too deep to hand to libcst's parser.

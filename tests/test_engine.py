@@ -6,6 +6,7 @@ Each case is real code parsed by libcst; the assertion is the set of (line, code
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -429,3 +430,23 @@ def test_a_real_syntax_error_keeps_pythons_message():
     result = lint_text("import jax\ndef f(:\n    pass\n", "m.py", Settings())
     assert [(d.code, d.line) for d in result.diagnostics] == [("E999", 2)]
     assert "SyntaxError" in result.diagnostics[0].message
+
+
+def test_chunked_parse_of_long_files_round_trips_and_finds_the_same(monkeypatch):
+    # Long files are parsed in pieces split at top-level statements: the module's
+    # code is the file byte for byte, and the findings are those of a whole parse.
+    import jaxlint.source as source
+
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "prng_training.py"
+    text = path.read_text(encoding="utf-8")
+    whole = [(f.line, f.col, f.code) for f in lint_string(text, path=str(path), select=["JAX"])]
+    monkeypatch.setattr(source, "CHUNKED_PARSE_LINES", 10)
+    pieces = []
+    real = source._parse_chunked
+    monkeypatch.setattr(source, "_parse_chunked", lambda t, tree: pieces.append(1) or real(t, tree))
+    module = source.parse_source(text, str(path))
+    assert pieces, "the long file was not parsed in pieces"
+    assert module.code == text
+    assert len(module.body) > 3
+    chunked = [(f.line, f.col, f.code) for f in lint_string(text, path=str(path), select=["JAX"])]
+    assert chunked == whole and whole
