@@ -47,8 +47,7 @@ def _notebook(tmp_path, *cells, name="nb.ipynb", metadata=None) -> Path:
 
 
 def _found(path, settings=None):
-    # The default rules, and the opt-in deprecation rule the seeds mark (JAX906).
-    result = lint_notebook(str(path), settings or Settings(extend_select=("JAX906",)))
+    result = lint_notebook(str(path), settings or Settings())
     return {(f.cell, f.line, f.code) for f in result.findings}, result
 
 

@@ -15,7 +15,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.engine.functions import ClassInfo, FunctionInfo, build_function_info
-from jaxlint.engine.scopes import Binding, Scope, dotted_name, target_names
+from jaxlint.engine.scopes import Binding, BindingKind, Scope, ScopeKind, dotted_name, target_names
 from jaxlint.engine.values import UNKNOWN, Value
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -73,7 +73,7 @@ class FileModel:
         self.module = module
         self.path = path
         self.extra_transforms = extra_transforms or {}
-        self.module_scope = Scope("module", None)
+        self.module_scope = Scope(ScopeKind.MODULE, None)
         self.functions: list[FunctionInfo] = []
         self.classes: list[ClassInfo] = []
         self._function_of_node: dict[cst.CSTNode, FunctionInfo] = {}
@@ -144,8 +144,8 @@ class FileModel:
             if t is cst.ClassDef:
                 cinfo = ClassInfo(node.name.value, node)
                 self.classes.append(cinfo)
-                scope.bind(node.name.value, Binding("class", node, self._counter, klass=cinfo))
-                class_scope = Scope("class", scope)
+                scope.bind(node.name.value, Binding(BindingKind.CLASS, node, self._counter, klass=cinfo))
+                class_scope = Scope(ScopeKind.CLASS, scope)
                 for child in reversed(children(node)):
                     parents[child] = node
                     if child is node.body:
@@ -195,7 +195,7 @@ class FileModel:
             prefix = func.qualname + ".<locals>."
         elif klass is not None:
             prefix = klass.name + "."
-        new_scope = Scope("function", scope)
+        new_scope = Scope(ScopeKind.FUNCTION, scope)
         info = build_function_info(node, name, prefix + name, new_scope, func,
                                    klass if func is None or klass is not None else None,
                                    self._counter)
@@ -204,9 +204,9 @@ class FileModel:
         if func is not None:
             func.children.append(info)
         for p in info.all_params:
-            new_scope.bind(p, Binding("param", node, self._counter))
+            new_scope.bind(p, Binding(BindingKind.PARAM, node, self._counter))
         if isinstance(node, cst.FunctionDef):
-            scope.bind(name, Binding("def", node, self._counter, function=info))
+            scope.bind(name, Binding(BindingKind.DEF, node, self._counter, function=info))
             if klass is not None and func is None:
                 klass.methods[name] = info
         return info
@@ -223,7 +223,7 @@ class FileModel:
                 else:
                     local = full.split(".")[0]
                     qual = local
-                scope.bind(local, Binding("import", node, self._counter, qualname=qual))
+                scope.bind(local, Binding(BindingKind.IMPORT, node, self._counter, qualname=qual))
             return
         if node.relative or node.module is None:
             base = None
@@ -233,7 +233,7 @@ class FileModel:
             name = alias.name.value if isinstance(alias.name, cst.Name) else dotted_name(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
             qual = f"{base}.{name}" if base else None
-            scope.bind(local, Binding("import", node, self._counter, qualname=qual))
+            scope.bind(local, Binding(BindingKind.IMPORT, node, self._counter, qualname=qual))
 
     def _bind_targets(self, target, scope: Scope, node) -> None:
         for name_node in target_names(target):
@@ -243,7 +243,7 @@ class FileModel:
                     self.global_writes[name].append(node)
                 elif name in scope.globals:
                     self.global_writes[name].append(node)
-            scope.bind(name, Binding("assign", node, self._counter))
+            scope.bind(name, Binding(BindingKind.ASSIGN, node, self._counter))
 
     # ------------------------------------------------------------------ queries
     def nodes(self, *types: type) -> Iterator[cst.CSTNode]:

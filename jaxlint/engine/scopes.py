@@ -7,6 +7,7 @@ that the reference sees.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
@@ -16,11 +17,33 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.engine.functions import ClassInfo, FunctionInfo
 
 
+class BindingKind(str, enum.Enum):
+    """What bound a name. A str enum: `b.kind == "import"` reads as it always did."""
+
+    IMPORT = "import"
+    DEF = "def"
+    CLASS = "class"
+    PARAM = "param"
+    ASSIGN = "assign"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ScopeKind(str, enum.Enum):
+    MODULE = "module"
+    FUNCTION = "function"
+    CLASS = "class"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(eq=False, slots=True)
 class Binding:
     """One binding of a name in a scope."""
 
-    kind: str  # "import" | "def" | "class" | "param" | "assign" | "global"
+    kind: BindingKind
     node: cst.CSTNode
     order: int
     qualname: Optional[str] = None  # for imports: the dotted name it refers to
@@ -30,7 +53,7 @@ class Binding:
 
 @dataclass(eq=False)
 class Scope:
-    kind: str  # "module" | "function" | "class"
+    kind: ScopeKind
     parent: Optional["Scope"]
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     globals: set[str] = field(default_factory=set)

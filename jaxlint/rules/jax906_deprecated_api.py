@@ -12,10 +12,8 @@ class DeprecatedAPI(RemovedAPIChecks, Rule):
     code = "JAX906"
     name = "deprecated-api"
     summary = "A JAX API deprecated at the target JAX version: it works today and breaks on upgrade"
-    # Information: a deprecation does not fail the run. Opt-in: code that works
-    # today (pmap is in maintenance mode, not removed) is not a bug to report.
+    # Information: a deprecation does not fail the run.
     severity = "info"
-    default = False
     migration = "*"
 
     def _selects(self, api: jax_api.RemovedAPI) -> bool:
