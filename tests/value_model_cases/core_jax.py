@@ -135,7 +135,7 @@ def unused_update(x):
 RUNS = {
     "static_field": lambda: static_field(Params(jnp.ones(3)), jnp.ones(3)),
     "dicts_are_not_arrays": lambda: dicts_are_not_arrays(Batch(jnp.ones(3), jnp.ones(3))),
-    "axis_sum": lambda: jax.pmap(axis_sum, axis_name="i")(jnp.ones((1,))),
+    "axis_sum": lambda: jax.jit(jax.vmap(axis_sum, axis_name="i"))(jnp.ones((2,))),
     "eager_only": lambda: eager_only(jnp.float32(2.0)),
     "optional_mask": lambda: optional_mask(jnp.ones(3)),
     "apply": lambda: Model().apply(jnp.ones(3), 3),
