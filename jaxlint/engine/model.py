@@ -352,7 +352,12 @@ class FileModel:
         if self._positions is None:
             from libcst.metadata import MetadataWrapper, PositionProvider
 
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            try:
+                self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            except (RecursionError, KeyError):  # a deeply nested statement: degrade per statement
+                from jaxlint.source import statement_positions
+
+                self._positions = statement_positions(self.module)
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:
