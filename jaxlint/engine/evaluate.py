@@ -32,9 +32,9 @@ _LOGICAL_OPS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 def analyse(model) -> None:
     ev = _Evaluator(model)
-    ev.run_module()
+    _guarded(ev.run_module)
     for info in model.functions:
-        ev.run_function(info)
+        _guarded(ev.run_function, info)
     for _ in range(_MAX_ROUNDS):
         _upgrade_within(model, ev)
         if not ev.dirty:
@@ -42,7 +42,17 @@ def analyse(model) -> None:
         dirty = sorted(ev.dirty, key=lambda f: f.order)
         ev.dirty = set()
         for info in dirty:
-            ev.run_function(info)
+            _guarded(ev.run_function, info)
+
+
+def _guarded(run, *args) -> None:
+    """Code nested too deeply for the recursive walk loses its values (unknown), not the file."""
+    try:
+        run(*args)
+    except RecursionError:
+        ev = getattr(run, "__self__", None)
+        if ev is not None:
+            ev.func, ev.yields = None, False
 
 
 def _upgrade_within(model, ev) -> None:

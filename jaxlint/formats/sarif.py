@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from jaxlint import __version__
 from jaxlint.formats import FormatContext, register, rule_url, verdict_suffix
+from jaxlint.source import read_source, source_lines
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -53,7 +54,8 @@ def _artifact_location(path: str, root: str) -> dict:
         rel = None
     if rel is None or rel == ".." or rel.startswith(".." + os.sep):
         return {"uri": Path(absolute).as_uri()}
-    return {"uri": quote(Path(rel).as_posix()), "uriBaseId": SRCROOT}
+    # quote() the bytes: a file name that is not UTF-8 holds surrogates (PEP 383).
+    return {"uri": quote(os.fsencode(Path(rel).as_posix())), "uriBaseId": SRCROOT}
 
 
 def _normalized(line: str) -> str:
@@ -61,33 +63,34 @@ def _normalized(line: str) -> str:
     return "".join(line.split())
 
 
-def _line_text(f, ctx: FormatContext, cells: dict) -> str:
-    if f.cell:
-        if f.path not in cells:
+def _line_text(f, ctx: FormatContext, lines_of: dict) -> str:
+    """The flagged line's text; `lines_of` keeps each file's (or cell's) lines, split once."""
+    key = (f.path, f.cell)
+    lines = lines_of.get(key)
+    if lines is None:
+        if f.cell:
             from jaxlint.notebook import cell_sources
 
-            cells[f.path] = cell_sources(f.path)
-        lines = cells[f.path].get(f.cell, "").splitlines()
-    else:
-        text = ctx.sources.get(f.path)
-        if text is None:
-            try:
-                with open(f.path, encoding="utf-8", errors="replace") as fh:
-                    text = ctx.sources[f.path] = fh.read()
-            except OSError:
-                text = ""
-        lines = text.splitlines()
+            if f.path not in lines_of:
+                lines_of[f.path] = cell_sources(f.path)
+            text = lines_of[f.path].get(f.cell, "")
+        else:
+            text = ctx.sources.get(f.path)
+            if text is None:
+                text = read_source(f.path)
+                text = ctx.sources[f.path] = text if isinstance(text, str) else ""
+        lines = lines_of[key] = source_lines(text)
     return lines[f.line - 1] if 0 < f.line <= len(lines) else ""
 
 
 def fingerprints(findings, ctx: FormatContext) -> list[str]:
     """`primaryLocationLineHash` per finding: hash of code + line text, then `:occurrence`."""
     seen: collections.Counter = collections.Counter()
-    cells: dict = {}
+    lines_of: dict = {}
     out = []
     for f in findings:
-        text = _normalized(_line_text(f, ctx, cells))
-        digest = hashlib.sha256(f"{f.code}\0{text}".encode("utf-8")).hexdigest()[:16]
+        text = _normalized(_line_text(f, ctx, lines_of))
+        digest = hashlib.sha256(f"{f.code}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
         key = (f.path, f.cell, digest)
         seen[key] += 1
         out.append(f"{digest}:{seen[key]}")
