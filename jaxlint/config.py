@@ -121,6 +121,13 @@ def _is_file(p: Path) -> bool:
         return False
 
 
+def _is_dir(p: Path) -> bool:
+    try:
+        return p.is_dir()
+    except OSError:
+        return False
+
+
 def _exists(p: Path) -> bool:
     try:
         return p.exists()
@@ -229,7 +236,7 @@ def load_settings(start: str, config_path: Optional[str] = None) -> Settings:
     path = Path(config_path) if config_path else find_pyproject(start)
     if path is None:
         p = _resolve(start)
-        return Settings(root=str(p.parent if _is_file(p) else p))
+        return Settings(root=str(p if _is_dir(p) else p.parent))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
