@@ -18,12 +18,14 @@ Two things every part of jaxlint that starts a process shares:
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import pickle
 import select
 import shutil
 import signal
+import sys
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
@@ -136,14 +138,26 @@ def become_disposable(parent: Optional[int] = None) -> None:
     _die_with_parent(parent)
 
 
-def _die_with_parent(parent: Optional[int]) -> None:
+def _libc():
+    # Loaded in the parent, once: importing ctypes in every forked child costs more than the fork.
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError, ImportError):  # pragma: no cover - not Linux
+        return ctypes.CDLL(None, use_errno=True)
+    except (OSError, ImportError):  # pragma: no cover
+        return None
+
+
+_LIBC = _libc() if sys.platform.startswith("linux") else None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: Optional[int]) -> None:
+    if _LIBC is None:  # pragma: no cover - not Linux: the parent's cleanup is all there is
+        return
+    try:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover
         return
     if parent is not None and os.getppid() != parent:  # the parent died before prctl
         os._exit(1)
@@ -162,6 +176,9 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child; its result is what the tests check
         try:
+            # A short-lived child: no collection passes, which would touch (and copy) every
+            # page shared with the parent.
+            gc.disable()
             os.close(read_end)
             become_disposable(parent)
             try:

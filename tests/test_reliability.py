@@ -272,6 +272,15 @@ def test_line_numbers_follow_python_not_splitlines(tmp_path, char):
     assert f"{BAD_LINE + 1:>4} |     if x > 0:" in out
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_noqa_on_each_line_ending(newline):
+    code = BAD.replace("if x > 0:", "if x > 0:  # noqa: JAX201").replace("\n", newline)
+    assert lint_text(code, "m.py", Settings()).findings == []
+    exempt = ("# jaxlint: noqa\n" + BAD).replace("\n", newline)
+    assert lint_text(exempt, "m.py", Settings()).findings == []
+    assert codes(lint_text(BAD.replace("\n", newline), "m.py", Settings())) == [(BAD_LINE, "JAX201")]
+
+
 def test_source_lines_split_where_python_does():
     assert source_lines("a\fb\nc\r\nd\re\x85f\n") == ["a\fb", "c", "d", "e\x85f"]
     assert source_lines("") == [] and source_lines("x") == ["x"] and source_lines("\n\n") == ["", ""]
