@@ -101,11 +101,11 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
           output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
           no_cache, confirm, confirmed_only, device, confirm_timeout) -> None:
     """Lint PATHS (files or directories; `-` reads standard input)."""
-    processes.install()
     try:
-        code = _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
-                      output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
-                      no_cache, confirm, confirmed_only, device, confirm_timeout)
+        with processes.handling_signals():
+            code = _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
+                          output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
+                          no_cache, confirm, confirmed_only, device, confirm_timeout)
     except processes.Interrupted as exc:
         code = exc.exit_code
     except KeyboardInterrupt:  # before the handler was installed

@@ -3,8 +3,8 @@
 Two things every part of jaxlint that starts a process shares:
 
 - **Cleanup on SIGINT / SIGTERM.** A part that starts a worker, a process group
-  or a temporary folder registers how to remove it (`cleanup(...)`). The
-  handler `install()` sets up runs every registered cleanup, then raises
+  or a temporary folder registers how to remove it (`cleanup(...)`). Within
+  `handling_signals()` either signal runs every registered cleanup, then raises
   `Interrupted`, which the command line turns into exit code 130 (SIGINT) or
   143 (SIGTERM), as a shell reports a process stopped by that signal. No
   traceback, no child and no temporary folder is left behind.
@@ -116,10 +116,24 @@ def _on_signal(signum: int, frame) -> None:
     raise Interrupted(signum)
 
 
-def install() -> None:
-    """Handle SIGINT and SIGTERM in this (main) process: clean up, then raise `Interrupted`."""
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
+@contextmanager
+def handling_signals() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM clean up, then raise `Interrupted`.
+
+    The previous handlers come back afterwards (jaxlint may run inside another
+    program, such as a test runner). Outside the main thread this does nothing.
+    """
+    previous = {}
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, _on_signal)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 # ------------------------------------------------------------ child processes

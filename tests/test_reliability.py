@@ -161,6 +161,26 @@ def test_sigterm_during_confirm_kills_its_worker_and_removes_the_folder(tmp_path
 
 
 # ------------------------------------------------------- hostile input: parser
+def _segfault():
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def test_isolated_returns_the_result_or_says_what_went_wrong():
+    from jaxlint.processes import IsolationFailed, isolated
+
+    assert isolated(pow, 2, 10, timeout=10) == 1024
+    with pytest.raises(IsolationFailed, match=r"crashed on this file \(SIGSEGV\)") as crash:
+        isolated(_segfault, timeout=10)
+    assert not crash.value.raised
+    start = time.monotonic()
+    with pytest.raises(IsolationFailed, match="took longer than"):
+        isolated(time.sleep, 30, timeout=0.5)
+    assert time.monotonic() - start < 5
+    with pytest.raises(IsolationFailed, match="ValueError: invalid literal") as raised:
+        isolated(int, "x", timeout=10)
+    assert raised.value.raised
+
+
 def _and_chain(n: int) -> str:
     return "import jax\nx = " + " and ".join(["a"] * n) + "\n"
 
