@@ -18,6 +18,7 @@ Two things every part of jaxlint that starts a process shares:
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import itertools
 import os
@@ -146,6 +147,8 @@ def become_disposable(parent: Optional[int] = None) -> None:
     """
     global _disposable
     _disposable = True
+    # A crash here is expected and reported by the parent in one line, not as a dump.
+    faulthandler.disable()
     _cleanups.clear()  # the parent's workers are not this child's to kill
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
