@@ -158,15 +158,15 @@ def _output_failed(exc: OSError, err: bool) -> None:
                 os.write(2, f"jaxlint: error: cannot write the output: {exc.strerror or exc}\n".encode())
             except OSError:
                 pass
-    # Python flushes both streams again at exit: send what is left to /dev/null,
-    # so that flush does not print a second error.
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError):
-            pass
+    # Python flushes the stream again at exit: send what is left to /dev/null, so
+    # that flush does not print a second error (as a traceback).
+    stream = sys.stderr if err else sys.stdout
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
     raise _OutputError(code)
 
 
