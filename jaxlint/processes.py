@@ -201,11 +201,11 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
             try:
                 outcome = ("ok", fn(*args))
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
-                outcome = ("raised", f"{type(exc).__name__}: {_safe_str(exc)}")
+                outcome = ("raised", f"{type(exc).__name__}: {safe_str(exc)}")
             try:
                 data = pickle.dumps(outcome)
             except Exception as exc:  # noqa: BLE001
-                data = pickle.dumps(("raised", f"cannot return the result: {_safe_str(exc)}"))
+                data = pickle.dumps(("raised", f"cannot return the result: {safe_str(exc)}"))
             view = memoryview(data)
             while view:
                 view = view[os.write(write_end, view):]
@@ -256,7 +256,7 @@ def _signal_name(num: int) -> str:
         return f"signal {num}"
 
 
-def _safe_str(exc: BaseException) -> str:
+def safe_str(exc: BaseException) -> str:
     try:
         return str(exc)
     except Exception:  # noqa: BLE001 - libcst's errors can fail to print on deep trees

@@ -43,7 +43,7 @@ def _worker(conn, settings: Settings, parent: int) -> None:
             result = lint_file(path, settings)
         except Exception as exc:  # never a traceback for the user
             result = FileResult(path, diagnostics=[Diagnostic(
-                path, f"internal error: {type(exc).__name__}: {processes._safe_str(exc)}; please report it",
+                path, f"internal error: {type(exc).__name__}: {processes.safe_str(exc)}; please report it",
                 code="JAX000")])
         conn.send((index, result))
 

@@ -103,7 +103,7 @@ def read_source(path: str, data: Optional[bytes] = None) -> Union[str, Diagnosti
             # Python reads the cookie line as ASCII, so it refuses such a cookie
             # ("encoding problem: utf-16"); so does jaxlint.
             return Diagnostic(path, f"cannot decode file: encoding problem: {encoding} "
-                                    f"(a coding cookie must name an ASCII-compatible encoding)", line=1)
+                                    f"(a coding cookie must name an ASCII-compatible encoding)")
         text = data.decode(encoding)
     except (SyntaxError, LookupError) as exc:
         return Diagnostic(path, f"cannot decode file: {exc}")

@@ -165,6 +165,9 @@ def _segfault():
     os.kill(os.getpid(), signal.SIGSEGV)
 
 
+# Other tests import jax into this process, and jax warns on every fork; these
+# children run only builtins. (jaxlint itself never imports jax where it forks.)
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 def test_isolated_returns_the_result_or_says_what_went_wrong():
     from jaxlint.processes import IsolationFailed, isolated
 
