@@ -138,6 +138,32 @@ def handling_signals() -> Iterator[None]:
 
 
 # ------------------------------------------------------------ child processes
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT / SIGTERM around a fork whose child runs in a function that does not
+    return here (multiprocessing's): the child must not run the parent's handler before
+    `become_disposable` replaces it. The parent gets a held signal afterwards."""
+    held = _hold_signals()
+    try:
+        yield
+    finally:
+        _release_signals(held)
+
+
+def _hold_signals():
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+
+def _release_signals(previous) -> None:
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def become_disposable(parent: Optional[int] = None) -> None:
     """In a freshly forked child: leave signals and cleanup to the parent.
 
@@ -152,6 +178,8 @@ def become_disposable(parent: Optional[int] = None) -> None:
     _cleanups.clear()  # the parent's workers are not this child's to kill
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # held by signals_held()
     _die_with_parent(parent)
 
 
@@ -190,6 +218,7 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
         return fn(*args)
     parent = os.getpid()
     read_end, write_end = os.pipe()
+    held = _hold_signals()  # released by the child in become_disposable, by the parent below
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child; its result is what the tests check
         try:
@@ -213,6 +242,7 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
             os._exit(0)
     os.close(write_end)
     with cleanup(kill_process(pid)):
+        _release_signals(held)  # a signal held since the fork now finds the child registered
         try:
             data = _read_all(read_end, time.monotonic() + timeout)
         finally:

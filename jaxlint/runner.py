@@ -52,7 +52,8 @@ class _Worker:
     def __init__(self, ctx, settings: Settings):
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, settings, os.getpid()), daemon=True)
-        self.proc.start()
+        with processes.signals_held():
+            self.proc.start()
         child.close()
         self.conn = parent
         self.task: Optional[tuple[int, str]] = None
