@@ -318,7 +318,10 @@ def rule_cmd(code: str) -> None:
     if text is None:
         click.echo(f"jaxlint: error: unknown rule `{code}` (see `jaxlint rules`)", err=True)
         sys.exit(2)
-    click.echo(text, nl=not text.endswith("\n"))
+    try:
+        _echo(text, nl=not text.endswith("\n"))
+    except _OutputError as exc:
+        sys.exit(exc.exit_code)
 
 
 @main.command("rules")
@@ -327,9 +330,12 @@ def rules_cmd(show_all: bool) -> None:
     """List every rule: code, name, and summary."""
     from jaxlint.rules import all_rules
 
-    for code, rule in all_rules().items():
-        flag = "" if rule.default else "  (opt-in)"
-        click.echo(f"{code}  {rule.name:<32} {rule.summary}{flag}")
+    lines = [f"{code}  {rule.name:<32} {rule.summary}{'' if rule.default else '  (opt-in)'}"
+             for code, rule in all_rules().items()]
+    try:
+        _echo("\n".join(lines))
+    except _OutputError as exc:
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

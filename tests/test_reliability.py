@@ -348,11 +348,12 @@ def test_bad_numbers_are_usage_errors(tmp_path, args):
     assert "Traceback" not in r.stderr and "Error: Invalid value" in r.stderr
 
 
-def test_a_full_disk_is_one_line(tmp_path):
+@pytest.mark.parametrize("args", [["--no-cache", "bad.py"], ["rules"], ["rule", "JAX201"]])
+def test_a_full_disk_is_one_line(tmp_path, args):
     (tmp_path / "bad.py").write_text(BAD)
     with open("/dev/full", "w") as full:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        r = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "bad.py"], cwd=tmp_path,
+        r = subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=tmp_path,
                            stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
     assert r.returncode == 2
     assert r.stderr == "jaxlint: error: cannot write the output: No space left on device\n"
