@@ -3,13 +3,20 @@
 A file's result is reused when its content (sha256 of the bytes) is the same
 and so is everything else that decides the result: the effective settings
 (their repr, which covers select / ignore / per-file-ignores / transforms), the
-enabled codes, jaxlint's version, and a fingerprint of jaxlint's own modules
-(so a rule edited in a checkout is not answered from a stale cache). Each such
-key gets its own file, so switching settings back and forth keeps both.
+enabled codes, jaxlint's version, the Python version (libcst's parser follows
+it), and a fingerprint of jaxlint's own modules (so a rule edited in a checkout
+is not answered from a stale cache). Each such key gets its own file, so
+switching settings back and forth keeps both.
 
-Results are stored as JSON, never pickle: a corrupt or planted cache file can
-at worst be ignored. Any problem reading or writing the cache is silent: the
-files are linted as if there were no cache.
+The digest stored with a result is the digest of the bytes the worker analysed,
+not of what was read when the cache was consulted: a file edited during the run
+is never cached under its old content's hash.
+
+Results are stored as JSON, never pickle, and every value read back is checked
+for its type: a corrupt or planted cache file can at worst be ignored. Any
+problem reading or writing the cache is silent: the files are linted as if
+there were no cache. Pruning deletes only result files that start with
+jaxlint's own marker, never a user's file that happens to share the folder.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,9 +34,13 @@ from typing import Any
 from jaxlint import __version__
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, Finding
+from jaxlint.source import MAX_FILE_BYTES, content_digest, read_bytes
 
 CACHE_DIR_NAME = ".jaxlint_cache"
-FORMAT = 1
+FORMAT = 2
+# Every result file starts with these bytes; pruning deletes nothing else.
+MARKER = b'{"jaxlint-cache":' + str(FORMAT).encode() + b","
+_RESULT_FILE = re.compile(r"results-[0-9a-f]{24}\.json")
 # Result files kept (one per settings key); older ones are deleted on save.
 KEEP_RESULT_FILES = 8
 # Diagnostics that describe the file's content, so are as cacheable as findings.
@@ -58,6 +71,7 @@ def _code_fingerprint() -> str:
 def settings_key(settings: Settings) -> str:
     h = hashlib.sha256()
     h.update(f"format={FORMAT}\nversion={__version__}\ncode={_code_fingerprint()}\n".encode())
+    h.update(f"python={sys.implementation.name}-{sys.version}\n".encode())
     # The enabled codes follow from the settings and jaxlint's own code, both in the key;
     # not resolving them keeps a fully cached run from importing the rules (and libcst).
     h.update(repr(settings).encode())
@@ -89,15 +103,44 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def _well_typed(f: Finding) -> bool:
-    """A planted or damaged entry must not reach the formats with odd types."""
-    ints = (f.line, f.col, f.end_line, f.end_col)
-    return (all(type(v) is int for v in ints) and all(isinstance(v, str) for v in (f.code, f.message, f.name, f.severity))
-            and isinstance(f.confirm, dict) and (f.cell is None or type(f.cell) is int))
+_OPTIONAL_INT = (int, type(None))
+_OPTIONAL_STR = (str, type(None))
+# The type of every field a cache entry may hold (bool is an int: excluded below).
+_FINDING_TYPES = {"line": int, "col": int, "end_line": int, "end_col": int, "code": str,
+                  "message": str, "name": str, "severity": str, "function": _OPTIONAL_STR,
+                  "function_line": _OPTIONAL_INT, "confirm": dict, "cell": _OPTIONAL_INT,
+                  "verdict": (dict, type(None))}
+_DIAGNOSTIC_TYPES = {"message": str, "line": _OPTIONAL_INT, "col": _OPTIONAL_INT, "code": str,
+                     "path": _OPTIONAL_STR}
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _typed(item: Any, types: dict[str, Any], required: tuple[str, ...]) -> dict:
+    """The item's known fields, checked: a planted or damaged entry raises ValueError."""
+    if not isinstance(item, dict) or not all(k in item for k in required):
+        raise ValueError("malformed entry")
+    out = {}
+    for key, value in item.items():
+        expected = types.get(key)
+        if expected is None:
+            continue
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise ValueError(f"malformed `{key}`")
+        out[key] = value
+    return out
+
+
+def _finding(path: str, item: Any) -> Finding:
+    fields = _typed(item, _FINDING_TYPES, ("line", "col", "end_line", "end_col", "code", "message"))
+    fields = {k: _decode(v) for k, v in fields.items()}
+    if not isinstance(fields.get("confirm", {}), dict) or not isinstance(fields.get("verdict"), (dict, type(None))):
+        raise ValueError("malformed `confirm`")
+    return Finding(path=path, **fields)
+
+
+def _diagnostic(path: str, item: Any) -> Diagnostic:
+    fields = _typed(item, _DIAGNOSTIC_TYPES, ("message",))
+    own = fields.pop("path", None)
+    return Diagnostic(path=path if own is None else own, **fields)
 
 
 class Cache:
@@ -106,7 +149,6 @@ class Cache:
         self.file = os.path.join(directory, f"results-{key}.json")
         self.entries: dict[str, dict] = {}
         self.dirty = False
-        self._hashes: dict[str, str] = {}  # path -> content digest seen by get()
         self.hits = 0
         self.misses = 0
         self._load()
@@ -120,7 +162,7 @@ class Cache:
         try:
             with open(self.file, encoding="utf-8") as fh:
                 data = json.load(fh)
-            if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("files"), dict):
+            if isinstance(data, dict) and data.get("jaxlint-cache") == FORMAT and isinstance(data.get("files"), dict):
                 self.entries = data["files"]
         except (OSError, ValueError, RecursionError):
             self.entries = {}
@@ -129,36 +171,38 @@ class Cache:
         """The cached FileResult for `path`, or None (not cached, changed, or unreadable)."""
         from jaxlint.finding import FileResult
 
-        try:
-            with open(path, "rb") as fh:
-                digest = _digest(fh.read())
-        except OSError:
+        # Never blocks: a FIFO or device is refused before reading (the worker reports it).
+        data = read_bytes(path, MAX_FILE_BYTES * 64)
+        if isinstance(data, bytes):
+            digest = content_digest(data)
+        else:
             return None
-        key = os.path.abspath(path)
-        self._hashes[key] = digest
-        entry = self.entries.get(key)
+        entry = self.entries.get(os.path.abspath(path))
         if not isinstance(entry, dict) or entry.get("sha256") != digest:
             self.misses += 1
             return None
         try:
-            findings = [Finding(path=path, **{k: _decode(v) for k, v in d.items() if k in _FINDING_FIELDS})
-                        for d in entry["findings"]]
-            diagnostics = [Diagnostic(path=path if d.get("path") is None else d["path"],
-                                      **{k: v for k, v in d.items() if k in _DIAGNOSTIC_FIELDS})
-                           for d in entry["diagnostics"]]
-            if not all(_well_typed(f) for f in findings):
-                raise ValueError("malformed finding")
-        except (KeyError, TypeError, ValueError, AttributeError):
+            findings = entry["findings"]
+            diagnostics = entry["diagnostics"]
+            if not isinstance(findings, list) or not isinstance(diagnostics, list):
+                raise ValueError("malformed entry")
+            result = FileResult(path, [_finding(path, d) for d in findings],
+                                [_diagnostic(path, d) for d in diagnostics], sha256=digest)
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
             self.misses += 1
             return None
         self.hits += 1
-        return FileResult(path, findings, diagnostics)
+        return result
 
     def put(self, result) -> None:
+        """Remember a result under the digest of the bytes that were analysed."""
         key = os.path.abspath(result.path)
-        digest = self._hashes.get(key)
-        if digest is None or self.entries.get(key, {}).get("sha256") == digest:
-            return  # not looked up (stdin), or answered from the cache
+        digest = result.sha256
+        if digest is None or result.path == "-":
+            return  # not read from a file (standard input)
+        entry = self.entries.get(key)
+        if isinstance(entry, dict) and entry.get("sha256") == digest:
+            return  # answered from the cache, or linted again unchanged
         if any(d.code not in _CACHEABLE_DIAGNOSTICS for d in result.diagnostics):
             self.entries.pop(key, None)
             self.dirty = True
@@ -179,7 +223,8 @@ class Cache:
         """Keep the newest few result files: older settings or jaxlint versions."""
         try:
             files = sorted((e for e in os.scandir(self.directory)
-                            if e.name.startswith("results-") and e.name.endswith(".json")),
+                            if _RESULT_FILE.fullmatch(e.name) and e.is_file(follow_symlinks=False)
+                            and _has_marker(e.path)),
                            key=lambda e: e.stat().st_mtime, reverse=True)
             for e in files[KEEP_RESULT_FILES:]:
                 os.unlink(e.path)
@@ -204,7 +249,8 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump({"format": FORMAT, "version": __version__, "files": self.entries}, fh,
+                    # The marker key first: pruning recognises jaxlint's files by it.
+                    json.dump({"jaxlint-cache": FORMAT, "version": __version__, "files": self.entries}, fh,
                               separators=(",", ":"))
                 os.replace(tmp, self.file)
                 self._prune()
@@ -217,3 +263,11 @@ class Cache:
             self.dirty = False
         except (OSError, TypeError, ValueError):
             pass
+
+
+def _has_marker(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MARKER)) == MARKER
+    except OSError:
+        return False

@@ -7,12 +7,15 @@ Information findings (JAX906, a deprecation) never fail the run.
 from __future__ import annotations
 
 import collections
+import errno
+import math
+import os
 import sys
 from typing import Optional
 
 import click
 
-from jaxlint import __version__
+from jaxlint import __version__, processes
 from jaxlint.config import ConfigError, Settings, load_settings, override
 from jaxlint.finding import Diagnostic, Finding
 
@@ -26,6 +29,21 @@ def _split(values) -> Optional[tuple[str, ...]]:
     for v in values:
         out.extend(s.strip() for s in v.split(",") if s.strip())
     return tuple(out)
+
+
+class _PositiveSeconds(click.ParamType):
+    """A finite number of seconds above zero: `nan` would disable a deadline, `inf` never end."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0:
+            self.fail(f"{value!r} must be a finite number of seconds above 0", param, ctx)
+        return seconds
 
 
 class _DefaultGroup(click.Group):
@@ -86,7 +104,8 @@ def main() -> None:
 @click.option("--stdin-filename", default=None, help="The file name to report when reading from `-`.")
 @click.option("--config", "config_path", type=click.Path(), default=None,
               help="A pyproject.toml (or TOML file with the [tool.jaxlint] keys) to use instead of searching.")
-@click.option("--jobs", "-j", type=int, default=None, help="Worker processes (default: up to the CPU count).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=None,
+              help="Worker processes (default, or 0: up to the CPU count).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write .jaxlint_cache/.")
 @click.option("--confirm", is_flag=True,
               help="Confirm each finding by tracing it under JAX (needs `pip install 'jaxlint[confirm]'`). "
@@ -95,7 +114,7 @@ def main() -> None:
 @click.option("--confirmed-only", is_flag=True, help="With --confirm: show only confirmed findings.")
 @click.option("--device", type=click.Choice(["auto", "cpu"]), default="auto",
               help="With --confirm: `auto` uses what JAX finds (GPU if present), `cpu` forces the CPU.")
-@click.option("--confirm-timeout", type=float, default=60.0, show_default=True,
+@click.option("--confirm-timeout", type=_PositiveSeconds(), default=60.0, show_default=True,
               help="With --confirm: seconds allowed per file.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes (the meaning of the code is unchanged); "
                                           "report what is left.")
@@ -118,6 +137,85 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
           no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes, diff,
           show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file) -> None:
     """Lint PATHS (files, directories or notebooks; `-` reads standard input)."""
+    try:
+        with processes.handling_signals():
+            code = _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
+                          output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
+                          no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes,
+                          diff, show_fixes, target_jax_version, add_noqa, baseline_file,
+                          write_baseline_file)
+    except processes.Interrupted as exc:
+        code = exc.exit_code
+    except KeyboardInterrupt:  # before the handler was installed
+        processes.run_cleanups()
+        code = 130
+    except _OutputError as exc:
+        code = exc.exit_code
+    sys.exit(code)
+
+
+class _OutputError(Exception):
+    """Standard output or error cannot be written (a full disk, a closed pipe)."""
+
+    def __init__(self, exit_code: int):
+        super().__init__(exit_code)
+        self.exit_code = exit_code
+
+
+def _write(text: str, err: bool = False) -> None:
+    """Write to standard output (or error); a failure to write ends the run with one line.
+
+    A path holding bytes that are not UTF-8 keeps them as surrogates (PEP 383);
+    surrogateescape writes the file's own name back instead of raising.
+    """
+    stream = sys.stderr if err else sys.stdout
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:  # a replaced stream (click's test runner) takes text
+            stream.write(text)
+        else:
+            encoding = stream.encoding or "utf-8"
+            try:
+                data = text.encode(encoding, errors="surrogateescape")
+            except UnicodeEncodeError:  # a character the terminal's encoding lacks
+                data = text.encode(encoding, errors="backslashreplace")
+            stream.flush()
+            buffer.write(data)
+        stream.flush()
+    except OSError as exc:
+        _output_failed(exc, err)
+
+
+def _output_failed(exc: OSError, err: bool) -> None:
+    if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
+        code = 1  # the reader went away (`| head`): nobody to tell
+    else:
+        code = 2
+        if not err:
+            try:
+                os.write(2, f"jaxlint: error: cannot write the output: {exc.strerror or exc}\n".encode())
+            except OSError:
+                pass
+    # Python flushes the stream again at exit: send what is left to /dev/null, so
+    # that flush does not print a second error (as a traceback).
+    stream = sys.stderr if err else sys.stdout
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    raise _OutputError(code)
+
+
+def _echo(text: str = "", err: bool = False, nl: bool = True) -> None:
+    _write(text + ("\n" if nl else ""), err=err)
+
+
+def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
+           output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
+           no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes, diff,
+           show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file) -> int:
     paths = list(paths) or ["."]
     try:
         start = stdin_filename if "-" in paths and stdin_filename else paths[0]
@@ -138,36 +236,36 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
 
             baseline = load_baseline(baseline_file)
     except ConfigError as exc:
-        click.echo(f"jaxlint: error: {exc}", err=True)
-        sys.exit(2)
+        _echo(f"jaxlint: error: {exc}", err=True)
+        return 2
     if confirmed_only and not confirm:
-        click.echo("jaxlint: error: --confirmed-only needs --confirm", err=True)
-        sys.exit(2)
+        _echo("jaxlint: error: --confirmed-only needs --confirm", err=True)
+        return 2
     if (fix or diff) and (confirm or add_noqa or write_baseline_file):
-        click.echo("jaxlint: error: --fix / --diff cannot be combined with --confirm, --add-noqa "
-                   "or --write-baseline", err=True)
-        sys.exit(2)
+        _echo("jaxlint: error: --fix / --diff cannot be combined with --confirm, --add-noqa "
+              "or --write-baseline", err=True)
+        return 2
 
     if fix or diff:
         from jaxlint.fix_command import run_fix
 
-        sys.exit(run_fix(paths, settings, stdin_filename, fmt, unsafe=unsafe_fixes, diff=diff,
-                         show_fixes=show_fixes, quiet=quiet, exit_zero=exit_zero, statistics=statistics))
+        return run_fix(paths, settings, stdin_filename, fmt, unsafe=unsafe_fixes, diff=diff,
+                       show_fixes=show_fixes, quiet=quiet, exit_zero=exit_zero, statistics=statistics)
 
     findings, diagnostics, sources, n_files = _lint(paths, settings, stdin_filename, jobs, no_cache)
     if not n_files and not diagnostics and "-" not in paths:
-        click.echo(f"jaxlint: warning: no Python files or notebooks found in {' '.join(paths)}", err=True)
+        _echo(f"jaxlint: warning: no Python files or notebooks found in {' '.join(paths)}", err=True)
 
     if add_noqa:
         from jaxlint.fix_command import run_add_noqa
 
-        sys.exit(run_add_noqa(findings, diagnostics))
+        return run_add_noqa(findings, diagnostics)
     if write_baseline_file:
         from jaxlint.baseline import write_baseline
 
         n = write_baseline(write_baseline_file, findings, sources, settings.root)
-        click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to {write_baseline_file}.", err=True)
-        sys.exit(0)
+        _echo(f"Wrote {n} finding{'s' if n != 1 else ''} to {write_baseline_file}.", err=True)
+        return 0
     hidden = 0
     if baseline is not None:
         from jaxlint.baseline import filter_baseline
@@ -179,13 +277,13 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
         try:
             from jaxlint.confirm import ConfirmUnavailable, confirm_findings
         except ImportError:  # pragma: no cover - confirm mode not installed with this build
-            click.echo("jaxlint: error: confirm mode is not available in this build", err=True)
-            sys.exit(2)
+            _echo("jaxlint: error: confirm mode is not available in this build", err=True)
+            return 2
         try:
             findings, device_name = confirm_findings(findings, device=device, timeout=confirm_timeout)
         except ConfirmUnavailable as exc:
-            click.echo(f"jaxlint: error: {exc}", err=True)
-            sys.exit(2)
+            _echo(f"jaxlint: error: {exc}", err=True)
+            return 2
         if confirmed_only:
             findings = [f for f in findings if f.verdict and f.verdict.get("verdict") == "confirmed"]
 
@@ -194,33 +292,33 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
     ctx = FormatContext(sources=sources, root=settings.root, device=device_name)
     for d in diagnostics:
         where = d.path + (f":{d.line}" if d.line else "") + (f":{d.col}" if d.line and d.col else "")
-        click.echo(f"{where}: {d.code} {d.message}", err=True)
+        _echo(f"{where}: {d.code} {d.message}", err=True)
     if statistics:  # the table only, as ruff prints it
         print_statistics(findings)
     else:
         out = FORMATS[fmt](findings, diagnostics, ctx)
         if out:
-            click.echo(out, nl=False)
+            _echo(out, nl=False)
         if show_fixes:
             from jaxlint.fix_command import print_available_fixes
 
             print_available_fixes(findings)
     if not quiet and fmt in ("full", "concise"):
         if device_name:
-            click.echo(f"Confirmed on device: {device_name}", err=True)
+            _echo(f"Confirmed on device: {device_name}", err=True)
         n = len(findings)
         if n:
-            click.echo(f"Found {n} finding{'s' if n != 1 else ''}.", err=True)
+            _echo(f"Found {n} finding{'s' if n != 1 else ''}.", err=True)
             from jaxlint.fix_command import fixable_summary
 
             summary = fixable_summary(findings, unsafe_fixes)
             if summary:
-                click.echo(summary, err=True)
+                _echo(summary, err=True)
         elif not diagnostics:
-            click.echo("All checks passed!", err=True)
+            _echo("All checks passed!", err=True)
         if hidden:
-            click.echo(f"{hidden} finding{'s' if hidden != 1 else ''} hidden by the baseline.", err=True)
-    sys.exit(exit_code(findings, diagnostics, exit_zero))
+            _echo(f"{hidden} finding{'s' if hidden != 1 else ''} hidden by the baseline.", err=True)
+    return exit_code(findings, diagnostics, exit_zero)
 
 
 def exit_code(findings, diagnostics, exit_zero: bool) -> int:
@@ -237,7 +335,7 @@ def print_statistics(findings) -> None:
                                   if f.fix and f.fix.get("applicability") == "safe" and f.fix.get("edits"))
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         mark = "[*]" if fixable[code] else "   "
-        click.echo(f"{n:>5}\t{code}\t{mark} {names[code]}")
+        _echo(f"{n:>5}\t{code}\t{mark} {names[code]}")
 
 
 def _with_target(settings: Settings, cli_value: Optional[str]) -> Settings:
@@ -263,16 +361,9 @@ def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
         name = stdin_filename or "-"
         data = sys.stdin.buffer.read()
         if not (settings.force_exclude and stdin_filename and settings.is_excluded(stdin_filename)):
-            text = read_source(name, data)
-            if isinstance(text, Diagnostic):
-                diagnostics.append(text)
-            else:
-                from jaxlint.linter import lint_text
-
-                sources[name] = text
-                r = lint_text(text, name, settings)
-                findings.extend(r.findings)
-                diagnostics.extend(r.diagnostics)
+            r = _lint_stdin(name, data, settings, sources)
+            findings.extend(r.findings)
+            diagnostics.extend(r.diagnostics)
         paths = [p for p in paths if p != "-"]
     for item in discover(paths, settings):
         if isinstance(item, Diagnostic):
@@ -298,12 +389,31 @@ def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
     findings.sort(key=lambda f: f.sort_key)
     for f in findings:
         if f.path not in sources and not f.path.endswith(".ipynb"):
-            try:
-                with open(f.path, encoding="utf-8", errors="replace") as fh:
-                    sources[f.path] = fh.read()
-            except OSError:
-                pass
+            text = read_source(f.path)
+            if isinstance(text, str):
+                sources[f.path] = text
     return findings, diagnostics, sources, n_files
+
+
+def _lint_stdin(name: str, data: bytes, settings: Settings, sources: dict[str, str]):
+    """Standard input, linted in a forked child as files are: a parser crash costs only this input."""
+    from jaxlint.finding import FileResult
+    from jaxlint.linter import lint_file
+    from jaxlint.runner import FILE_TIMEOUT
+    from jaxlint.source import read_source
+
+    if not name.endswith(".ipynb"):
+        text = read_source(name, data)
+        if isinstance(text, Diagnostic):
+            return FileResult(name, diagnostics=[text])
+        sources[name] = text
+    try:
+        return processes.isolated(lint_file, name, settings, data, timeout=FILE_TIMEOUT)
+    except processes.IsolationFailed as exc:
+        if exc.raised:
+            return FileResult(name, diagnostics=[Diagnostic(
+                name, f"internal error: {exc}; please report it", code="JAX000")])
+        return FileResult(name, diagnostics=[Diagnostic(name, str(exc))])
 
 
 @main.command("rule")
@@ -318,7 +428,10 @@ def rule_cmd(code: str) -> None:
     if text is None:
         click.echo(f"jaxlint: error: unknown rule `{code}` (see `jaxlint rules`)", err=True)
         sys.exit(2)
-    click.echo(text, nl=not text.endswith("\n"))
+    try:
+        _echo(text, nl=not text.endswith("\n"))
+    except _OutputError as exc:
+        sys.exit(exc.exit_code)
 
 
 @main.command("rules")
@@ -327,9 +440,12 @@ def rules_cmd(show_all: bool) -> None:
     """List every rule: code, name, and summary."""
     from jaxlint.rules import all_rules
 
-    for code, rule in all_rules().items():
-        flag = "" if rule.default else "  (opt-in)"
-        click.echo(f"{code}  {rule.name:<32} {rule.summary}{flag}")
+    lines = [f"{code}  {rule.name:<32} {rule.summary}{'' if rule.default else '  (opt-in)'}"
+             for code, rule in all_rules().items()]
+    try:
+        _echo("\n".join(lines))
+    except _OutputError as exc:
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
@@ -105,10 +106,43 @@ def _glob_match(rel: str, pattern: str) -> bool:
         or fnmatch.fnmatchcase("./" + rel, pattern)
 
 
+def _resolve(start: str) -> Path:
+    """`start` as an absolute path; a symbolic-link loop resolves as far as it can.
+
+    Path.resolve() raises RuntimeError on a loop (Python 3.11); the loop itself is
+    reported by discovery, and the config is still looked up from its folder.
+    """
+    try:
+        return Path(start).resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(start))
+
+
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(p: Path) -> bool:
+    try:
+        return p.is_dir()
+    except OSError:
+        return False
+
+
+def _exists(p: Path) -> bool:
+    try:
+        return p.exists()
+    except OSError:  # ELOOP on Python versions whose exists() raises it
+        return False
+
+
 def find_pyproject(start: str) -> Optional[Path]:
     """The nearest pyproject.toml with a [tool.jaxlint] table, from `start` upwards."""
-    p = Path(start).resolve()
-    if p.is_file() or not p.exists():
+    p = _resolve(start)
+    if _is_file(p) or not _exists(p):
         p = p.parent
     for d in [p, *p.parents]:
         candidate = d / "pyproject.toml"
@@ -130,12 +164,19 @@ def _str_list(key: str, value, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+_SELECTOR = re.compile(r"[A-Z]+[0-9]*")
+
+
 def validate_codes(selectors, where: str) -> None:
     from jaxlint.rules import all_rules
 
     codes = all_rules()
     for s in selectors:
         up = s.upper()
+        if not _SELECTOR.fullmatch(up):
+            # "" is a prefix of every code: `ignore = [""]` would turn every rule off.
+            raise ConfigError(f"{where}: invalid rule code or prefix {s!r} (codes look like JAX201 "
+                              f"or a prefix such as JAX2)")
         if up in ("ALL", "JAX"):
             continue
         if not any(c.startswith(up) for c in codes):
@@ -210,7 +251,8 @@ def load_settings(start: str, config_path: Optional[str] = None) -> Settings:
     """Settings from `config_path`, or from the nearest pyproject.toml above `start`."""
     path = Path(config_path) if config_path else find_pyproject(start)
     if path is None:
-        return Settings(root=str(Path(start).resolve().parent if Path(start).is_file() else Path(start).resolve()))
+        p = _resolve(start)
+        return Settings(root=str(p if _is_dir(p) else p.parent))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

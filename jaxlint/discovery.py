@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Iterable, Iterator, Union
 
@@ -21,7 +22,7 @@ def discover(paths: Iterable[str], settings: Settings) -> Iterator[Union[str, Di
     for path in paths:
         if not os.path.exists(path):
             if os.path.islink(path):
-                yield Diagnostic(path, "broken symbolic link")
+                yield Diagnostic(path, _bad_link(path))
             else:
                 yield Diagnostic(path, "no such file or directory")
             continue
@@ -70,10 +71,19 @@ def _walk(top: str, settings: Settings, seen: set[str]) -> Iterator[Union[str, D
                 subdirs.append(path)
             elif entry.name.endswith(SOURCE_SUFFIXES):
                 if entry.is_symlink() and not os.path.exists(path):
-                    yield Diagnostic(path, "broken symbolic link")
+                    yield Diagnostic(path, _bad_link(path))
                     continue
                 rp = os.path.realpath(path)
                 if rp not in seen:
                     seen.add(rp)
                     yield path
         stack.extend(reversed(subdirs))
+
+
+def _bad_link(path: str) -> str:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop; skipped"
+    return "broken symbolic link"

@@ -53,3 +53,7 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # sha256 of the bytes that were analysed (None: not read from a file). The cache
+    # stores the result under this digest, so a file edited during the run is not
+    # cached under the old content's hash.
+    sha256: Optional[str] = None

@@ -19,7 +19,10 @@ from typing import Any, Iterator, Optional
 
 from jaxlint import __version__
 from jaxlint.config import ConfigError, Settings, load_settings, parse_transforms
+from jaxlint.finding import Diagnostic, FileResult
 from jaxlint.linter import lint_text, mentions_jax
+from jaxlint.processes import IsolationFailed, isolated
+from jaxlint.runner import FILE_TIMEOUT
 
 
 def _parse_transform_option(values) -> tuple[tuple[str, str], ...]:
@@ -118,14 +121,24 @@ class JaxlintChecker:
         extra = {name.split(".")[0] for name, _ in settings.extend_transforms}
         if not mentions_jax(text, extra):
             return  # cheap pre-filter: libcst parses only files that mention jax
-        result = lint_text(text, self.filename, settings, codes=_codes_for(settings, self.filename),
-                           apply_noqa=False)
+        codes = _codes_for(settings, self.filename)
+        try:
+            # libcst can crash the interpreter on input Python accepts: parse in a forked
+            # child, so the crash costs this file, not flake8's worker (and its whole run).
+            result = isolated(lint_text, text, self.filename, settings, codes, False, timeout=FILE_TIMEOUT)
+        except IsolationFailed as exc:
+            result = FileResult(self.filename, diagnostics=[Diagnostic(
+                self.filename, f"internal error: {exc}; please report it" if exc.raised else str(exc),
+                code="JAX000" if exc.raised else "E902")])
         for f in result.findings:
             yield f.line, max(f.col - 1, 0), f"{f.code} {f.message}", type(self)
         for d in result.diagnostics:
-            # Syntax errors are flake8's own E999; report only what flake8 cannot see.
+            # Syntax errors are flake8's own E999; report only what flake8 cannot see
+            # (a file jaxlint cannot analyse safely gets one JAX000, under jaxlint's prefix).
             if d.code == "JAX000":
                 yield d.line or 1, max((d.col or 1) - 1, 0), f"JAX000 {d.message}", type(self)
+            elif d.code != "E999":
+                yield d.line or 1, max((d.col or 1) - 1, 0), f"JAX000 jaxlint cannot analyse this file: {d.message}", type(self)
 
 
 def _codes_for(settings: Settings, path: str) -> frozenset[str]:

@@ -16,7 +16,7 @@ from jaxlint.config import Settings
 from jaxlint.engine import FileModel
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, Rule, all_rules
-from jaxlint.source import parse_source, read_source
+from jaxlint.source import MAX_FILE_BYTES, content_digest, parse_source, read_bytes, read_source, source_lines
 
 
 def mentions_jax(text: str, extra_roots: Iterable[str] = ()) -> bool:
@@ -30,15 +30,23 @@ def _extra_roots(settings: Settings) -> set[str]:
     return {name.split(".")[0] for name, _ in settings.extend_transforms}
 
 
-def lint_file(path: str, settings: Settings) -> FileResult:
+def lint_file(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
+    """Lint a file, or `data` as the content of `path` (standard input)."""
     if path.endswith(".ipynb"):
         from jaxlint import notebook
 
-        return notebook.lint_notebook(path, settings)
-    text = read_source(path)
+        return notebook.lint_notebook(path, settings, data)
+    if data is None:
+        data = read_bytes(path, MAX_FILE_BYTES)
+        if isinstance(data, Diagnostic):
+            return FileResult(path, diagnostics=[data])
+    text = read_source(path, data)
     if isinstance(text, Diagnostic):
-        return FileResult(path, diagnostics=[text])
-    return lint_text(text, path, settings)
+        result = FileResult(path, diagnostics=[text])
+    else:
+        result = lint_text(text, path, settings)
+    result.sha256 = content_digest(data)
+    return result
 
 
 def lint_text(text: str, path: str, settings: Settings,
@@ -55,6 +63,7 @@ def lint_text(text: str, path: str, settings: Settings,
         codes = settings.codes_for(path)
     try:
         model = FileModel.build(module, path, settings.transforms())
+        model.text = text
     except RecursionError:
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result
@@ -65,6 +74,11 @@ def lint_text(text: str, path: str, settings: Settings,
         try:
             rule = rule_cls(model, settings)
             reports.extend((rule, r) for r in rule.check())
+        except RecursionError:
+            # Deeply nested code, not a bug: this rule's findings in this file are lost, the
+            # other rules' are kept.
+            result.diagnostics.append(Diagnostic(
+                path, f"code nested too deeply for {code} to analyse; its findings in this file are skipped"))
         except Exception as exc:  # a bug in a rule must not stop the run
             tb = traceback.extract_tb(exc.__traceback__)[-1]
             result.diagnostics.append(Diagnostic(
@@ -85,7 +99,7 @@ def lint_text(text: str, path: str, settings: Settings,
 
 
 def _without_noqa(findings: list[Finding], text: str) -> list[Finding]:
-    lines = text.splitlines()
+    lines = source_lines(text)
     return [f for f in findings
             if not noqa.suppressed(f.code, noqa.noqa_codes(lines[f.line - 1] if 0 < f.line <= len(lines) else ""))]
 
@@ -105,7 +119,7 @@ def _fix_dict(rule: Rule, report: Report) -> Optional[dict]:
 def _to_findings(path: str, text: str, model: FileModel,
                  reports: list[tuple[Rule, Report]], apply_noqa: bool = True) -> list[Finding]:
     positions = model.positions
-    lines = text.splitlines()
+    lines = source_lines(text)
     seen = set()
     out = []
     for rule, r in reports:
@@ -143,7 +157,7 @@ _EXPECT = re.compile(r"#.*\bexpect:\s*(?P<codes>JAX\d{3}(?:\s*,\s*JAX\d{3})*)")
 def expected_findings(text: str) -> set[tuple[int, str]]:
     """Inline expectations in fixtures and rule pages: `# expect: JAX201, JAX202`."""
     out = set()
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(source_lines(text), 1):
         m = _EXPECT.search(line)
         if m:
             for code in re.findall(r"JAX\d{3}", m.group("codes")):

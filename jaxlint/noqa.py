@@ -7,12 +7,17 @@ from typing import Optional
 
 # flake8's pattern: codes separated by commas and/or whitespace.
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.I)
-_FILE_NOQA = re.compile(r"^\s*#\s*(?:jaxlint|flake8)\s*:\s*noqa\s*$", re.I | re.M)
+_FILE_NOQA = re.compile(r"[ \t\f]*#\s*(?:jaxlint|flake8)\s*:\s*noqa\s*", re.I)
 _CODE = re.compile(r"[A-Z]+[0-9]+", re.I)
 
 
 def file_is_exempt(text: str) -> bool:
-    return bool(_FILE_NOQA.search(text))
+    if not _FILE_NOQA.search(text):
+        return False
+    from jaxlint.source import source_lines
+
+    # On Python's lines: re.M's `^` and `$` know only \n, not a \r-only line end.
+    return any(_FILE_NOQA.fullmatch(line) for line in source_lines(text))
 
 
 def noqa_codes(line: str) -> Optional[frozenset[str]]:

@@ -30,7 +30,11 @@ from typing import Optional, Union
 
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, Finding
-from jaxlint.source import MAX_FILE_BYTES
+from jaxlint.source import MAX_FILE_BYTES, content_digest, read_bytes, source_lines
+
+# Outputs (images, tables) can make a notebook large; the limit on code is
+# MAX_FILE_BYTES, as for a .py file. This only bounds what is read at all.
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 
 # Cell magics whose body is Python run in the user's namespace.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "mprun"})
@@ -117,7 +121,7 @@ def _python_line(line: str) -> tuple[str, int]:
 
 def _cell_python(source: str) -> Optional[tuple[list[str], list[int]]]:
     """The cell as Python lines (None: a cell magic that does not run Python)."""
-    lines = source.splitlines()
+    lines = source_lines(source)
     out: list[str] = []
     offsets: list[int] = []
     first = next((i for i, l in enumerate(lines) if l.strip()), None)
@@ -148,16 +152,21 @@ def _parses(lines: list[str]) -> Optional[SyntaxError]:
     return None
 
 
+def read_notebook_bytes(path: str) -> Union[bytes, Diagnostic]:
+    data = read_bytes(path, MAX_NOTEBOOK_BYTES)
+    if isinstance(data, Diagnostic):
+        return Diagnostic(path, data.message.replace("cannot read file", "cannot read notebook"))
+    return data
+
+
 def load(path: str, data: Optional[bytes] = None) -> Union[Notebook, Diagnostic]:
     """The notebook's code cells, or one diagnostic saying why it cannot be read."""
     if data is None:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            return Diagnostic(path, f"cannot read notebook: {exc.strerror or exc}")
-    if len(data) > MAX_FILE_BYTES:
-        return Diagnostic(path, f"notebook is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
+        data = read_notebook_bytes(path)
+        if isinstance(data, Diagnostic):
+            return data
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return Diagnostic(path, f"notebook is larger than {MAX_NOTEBOOK_BYTES // (1024 * 1024)} MiB; skipped")
     try:
         nb = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -177,10 +186,9 @@ def load(path: str, data: Optional[bytes] = None) -> Union[Notebook, Diagnostic]
         return Diagnostic(path, "notebook has no `cells` list")
     if not isinstance(cells, list):
         return Diagnostic(path, "notebook `cells` is not a list")
-    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
-    lang = ((meta.get("language_info") or {}).get("name")
-            or (meta.get("kernelspec") or {}).get("language") or "python")
+    lang = _language(nb.get("metadata"))
     out = []
+    code_size = 0
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict):
             return Diagnostic(path, f"cell {number} is not a JSON object")
@@ -194,8 +202,23 @@ def load(path: str, data: Optional[bytes] = None) -> Union[Notebook, Diagnostic]
         converted = _cell_python(src)
         if converted is None:
             continue
+        code_size += len(src)
+        if code_size > MAX_FILE_BYTES:
+            return Diagnostic(path, f"notebook has more than {MAX_FILE_BYTES // (1024 * 1024)} MiB "
+                                    f"of code; skipped")
         out.append(CellCode(number, src, *converted))
-    return Notebook(path, out, str(lang).lower())
+    return Notebook(path, out, lang)
+
+
+def _language(meta) -> str:
+    """The kernel's language; metadata of the wrong shape (hand-edited, other tools) means Python."""
+    meta = meta if isinstance(meta, dict) else {}
+    for key, field in (("language_info", "name"), ("kernelspec", "language")):
+        table = meta.get(key)
+        value = table.get(field) if isinstance(table, dict) else None
+        if isinstance(value, str) and value:
+            return value.lower()
+    return "python"
 
 
 def cell_sources(path: str) -> dict[int, str]:
@@ -208,6 +231,12 @@ def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
     from jaxlint.linter import FileResult, lint_text
 
     result = FileResult(path)
+    if data is None:
+        data = read_notebook_bytes(path)
+        if isinstance(data, Diagnostic):
+            result.diagnostics.append(data)
+            return result
+    result.sha256 = content_digest(data)
     nb = load(path, data)
     if isinstance(nb, Diagnostic):
         result.diagnostics.append(nb)

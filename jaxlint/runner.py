@@ -14,6 +14,7 @@ import time
 from multiprocessing.connection import wait
 from typing import Callable, Optional
 
+from jaxlint import processes
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, FileResult
 
@@ -28,7 +29,8 @@ def lint_file(path: str, settings: Settings) -> FileResult:
     return lint(path, settings)
 
 
-def _worker(conn, settings: Settings) -> None:
+def _worker(conn, settings: Settings, parent: int) -> None:
+    processes.become_disposable(parent)
     while True:
         try:
             item = conn.recv()
@@ -41,15 +43,17 @@ def _worker(conn, settings: Settings) -> None:
             result = lint_file(path, settings)
         except Exception as exc:  # never a traceback for the user
             result = FileResult(path, diagnostics=[Diagnostic(
-                path, f"internal error: {type(exc).__name__}: {exc}; please report it", code="JAX000")])
+                path, f"internal error: {type(exc).__name__}: {processes.safe_str(exc)}; please report it",
+                code="JAX000")])
         conn.send((index, result))
 
 
 class _Worker:
     def __init__(self, ctx, settings: Settings):
         parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, settings), daemon=True)
-        self.proc.start()
+        self.proc = ctx.Process(target=_worker, args=(child, settings, os.getpid()), daemon=True)
+        with processes.signals_held():
+            self.proc.start()
         child.close()
         self.conn = parent
         self.task: Optional[tuple[int, str]] = None
@@ -107,7 +111,21 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
         ctx = mp.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
         ctx = mp.get_context()
-    workers = [_Worker(ctx, settings) for _ in range(min(jobs, len(todo)))]
+    workers: list[_Worker] = []
+
+    def kill_all() -> None:  # on SIGINT / SIGTERM: no worker outlives the run
+        for w in workers:
+            if w.proc.pid is not None:
+                w.proc.kill()  # _serve's `finally` reaps it as the exception unwinds
+
+    with processes.cleanup(kill_all):
+        _serve(workers, ctx, settings, todo, results, timeout, jobs)
+    return results  # type: ignore[return-value]
+
+
+def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int, str]],
+           results: list[Optional[FileResult]], timeout: float, jobs: int) -> None:
+    workers.extend(_Worker(ctx, settings) for _ in range(min(jobs, len(todo))))
     queue = list(reversed(todo))
     busy: dict[object, _Worker] = {}
 
@@ -149,4 +167,3 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
     finally:
         for w in workers:
             w.stop()
-    return results  # type: ignore[return-value]

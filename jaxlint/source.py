@@ -6,8 +6,14 @@ Bad input never raises out of here: it becomes a `Diagnostic`.
 from __future__ import annotations
 
 import ast
+import codecs
+import dataclasses
+import errno
+import hashlib
 import io
+import os
 import re
+import stat
 import tokenize
 import warnings
 from typing import TYPE_CHECKING, Optional, Union
@@ -22,22 +28,82 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+# Python's line breaks: \n, \r\n and \r. Not str.splitlines, which also breaks at form
+# feed, \x1c-\x1e, \x85 and \u2028, where Python and libcst see one line.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of `text` as Python numbers them (line N is `source_lines(text)[N - 1]`)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the break after the last line does not start another
+    return lines
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def not_regular(mode: int) -> Optional[str]:
+    """What a file is when it is not a regular file ("a FIFO"), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def read_bytes(path: str, limit: int) -> Union[bytes, Diagnostic]:
+    """Up to `limit` + 1 bytes of a regular file; anything else is a diagnostic.
+
+    A FIFO, a device or a socket named `x.py` would block the read (or never end):
+    it is opened without blocking and refused after fstat, before any read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Diagnostic(path, "symbolic link loop; skipped")
+        if exc.errno == errno.EISDIR:
+            return Diagnostic(path, "is a directory, not a file")
+        return Diagnostic(path, f"cannot read file: {exc.strerror or exc}")
+    try:
+        what = not_regular(os.fstat(fd).st_mode)
+        if what is not None:
+            return Diagnostic(path, f"is {what}, not a regular file; skipped")
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        return Diagnostic(path, f"cannot read file: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+
+
 def read_source(path: str, data: Optional[bytes] = None) -> Union[str, Diagnostic]:
     """The decoded text of a file (PEP 263 encodings), or why it cannot be read."""
     if data is None:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except IsADirectoryError:
-            return Diagnostic(path, "is a directory, not a file")
-        except OSError as exc:
-            return Diagnostic(path, f"cannot read file: {exc.strerror or exc}")
+        data = read_bytes(path, MAX_FILE_BYTES)
+        if isinstance(data, Diagnostic):
+            return data
     if len(data) > MAX_FILE_BYTES:
         return Diagnostic(path, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
     if b"\0" in data:
         return Diagnostic(path, "binary file (contains NUL bytes); skipped")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if not _ascii_compatible(encoding):
+            # Python reads the cookie line as ASCII, so it refuses such a cookie
+            # ("encoding problem: utf-16"); so does jaxlint.
+            return Diagnostic(path, f"cannot decode file: encoding problem: {encoding} "
+                                    f"(a coding cookie must name an ASCII-compatible encoding)")
         text = data.decode(encoding)
     except (SyntaxError, LookupError) as exc:
         return Diagnostic(path, f"cannot decode file: {exc}")
@@ -48,6 +114,14 @@ def read_source(path: str, data: Optional[bytes] = None) -> Union[str, Diagnosti
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    sample = "# -*- coding: x -*-\nimport jax\n"
+    try:
+        return codecs.decode(sample.encode("ascii"), encoding) == sample
+    except (LookupError, ValueError, UnicodeError):
+        return False
 
 
 def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
@@ -140,3 +214,51 @@ def _parse_libcst(text: str, path: str, python_error: Optional[Diagnostic]):
                           col=exc.raw_column + 1, code="E999")
     except (RecursionError, MemoryError):
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
+
+
+def statement_positions(module: "cst.Module") -> dict:
+    """Positions of every node, computed one top-level statement at a time.
+
+    libcst's position pass generates the code of the whole module recursively, so
+    one statement nested a few hundred levels deep makes it fail for the file.
+    Here such a statement loses its own positions (its findings are skipped) and
+    every other statement keeps its. A statement's first line is found by
+    counting the line breaks before it, without generating code.
+    """
+    import libcst as cst
+    from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+    out: dict = {}
+    line = 1 + len(module.header)
+    for stmt in module.body:
+        try:
+            mini = module.with_changes(body=[stmt], header=(), footer=())
+            positions = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+        except (RecursionError, KeyError):  # libcst turns its RecursionError into a KeyError
+            positions = {}
+        shift = line - 1
+        for node, r in positions.items():
+            if node is not mini:
+                out[node] = CodeRange(CodePosition(r.start.line + shift, r.start.column),
+                                      CodePosition(r.end.line + shift, r.end.column))
+        line += _line_breaks(stmt, cst)
+    return out
+
+
+def _line_breaks(node, cst) -> int:
+    """How many line breaks the code of `node` holds (iterative: the node may be deep)."""
+    count = 0
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Newline):
+            count += 1 if n.value is None or n.value else 0
+        elif isinstance(n, (cst.SimpleWhitespace, cst.SimpleString, cst.FormattedStringText)):
+            count += len(_LINE_BREAK.findall(n.value))
+        for f in dataclasses.fields(n):
+            v = getattr(n, f.name)
+            if isinstance(v, cst.CSTNode):
+                stack.append(v)
+            elif isinstance(v, (tuple, list)):
+                stack.extend(x for x in v if isinstance(x, cst.CSTNode))
+    return count

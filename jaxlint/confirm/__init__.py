@@ -20,6 +20,7 @@ import time
 from collections import defaultdict
 from typing import Any, Optional
 
+from jaxlint import processes
 from jaxlint.finding import Finding
 
 INSTALL_HINT = "confirm mode needs jax: pip install 'jaxlint[confirm]'"
@@ -120,8 +121,12 @@ def _run_jobs(jobs: list[dict], device: str, timeout: float) -> tuple[list[list[
                     [sys.executable, "-m", "jaxlint.confirm.worker", workdir, str(index)],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=env, start_new_session=True)
-            index, device_name = _serve(proc, workdir, index, jobs, results, timeout,
-                                        log_path, device_name)
+            # The worker has its own session, so Ctrl-C does not reach it: on SIGINT /
+            # SIGTERM the parent kills its process group and removes the folder.
+            with processes.cleanup(processes.remove_tree(workdir)), \
+                    processes.cleanup(processes.kill_process_group(proc.pid)):  # runs first
+                index, device_name = _serve(proc, workdir, index, jobs, results, timeout,
+                                            log_path, device_name)
     return [r if r is not None else _could_not_run(len(j["findings"]), "no result")
             for r, j in zip(results, jobs)], device_name
 

@@ -54,9 +54,9 @@ _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"
 
 def analyse(model) -> None:
     ev = _Evaluator(model)
-    ev.run_module()
+    _guarded(ev.run_module)
     for info in model.functions:
-        ev.run_function(info)
+        _guarded(ev.run_function, info)
     for _ in range(_MAX_ROUNDS):
         _upgrade_within(model, ev)
         if not ev.dirty:
@@ -64,7 +64,17 @@ def analyse(model) -> None:
         dirty = sorted(ev.dirty, key=lambda f: f.order)
         ev.dirty = set()
         for info in dirty:
-            ev.run_function(info)
+            _guarded(ev.run_function, info)
+
+
+def _guarded(run, *args) -> None:
+    """Code nested too deeply for the recursive walk loses its values (unknown), not the file."""
+    try:
+        run(*args)
+    except RecursionError:
+        ev = getattr(run, "__self__", None)
+        if ev is not None:
+            ev.func, ev.yields = None, False
 
 
 def _upgrade_within(model, ev) -> None:

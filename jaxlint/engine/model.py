@@ -90,6 +90,8 @@ class FileModel:
         self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
         # Pytree classes of libraries (flax's TrainState), made on first use.
         self.library_classes: dict = {}
+        # The source text, when the caller has it (positions fall back on it).
+        self.text: Optional[str] = None
         self._counter = 0
 
     # ------------------------------------------------------------------ build
@@ -446,11 +448,41 @@ class Positions:
             module = self.model.module
             line = 1 + len(module.header)  # each header EmptyLine is one line
             starts = {}
-            for stmt in module.body:
-                starts[stmt] = line
-                line += module.code_for_node(stmt).count("\n")
+            try:
+                for stmt in module.body:
+                    starts[stmt] = line
+                    line += module.code_for_node(stmt).count("\n")
+            except RecursionError:  # a statement too deep to print: Python's own line numbers
+                starts = self._starts_from_ast()
             self._start = starts
         return self._start
+
+    def _starts_from_ast(self) -> dict:
+        """Each top-level statement's first line (its leading blank and comment lines
+        included), from the line of its first token as Python's parser numbers it."""
+        import ast
+
+        text = self.model.text
+        if text is None:
+            return {}
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            return {}
+        firsts = iter(tree.body)
+        starts = {}
+        for stmt in self.model.module.body:
+            n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            nodes = [next(firsts, None) for _ in range(n)]
+            if nodes[0] is None:
+                break
+            first = min([nodes[0].lineno] + [d.lineno for d in getattr(nodes[0], "decorator_list", ())])
+            before = len(stmt.leading_lines)
+            decorators = getattr(stmt, "decorators", ())
+            if decorators:
+                before += len(decorators[0].leading_lines)
+            starts[stmt] = first - before
+        return starts
 
     def _top(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         module = self.model.module
@@ -468,7 +500,7 @@ class Positions:
         if found is not None:
             return found
         top = self._top(node)
-        if top is None or top in self._done:
+        if top is None or top in self._done or top not in self._starts():
             return default
         self._compute(top)
         return self._ranges.get(node, default)
@@ -492,7 +524,10 @@ class Positions:
         state = _positions_state()(default_indent=module.default_indent,
                                               default_newline=module.default_newline,
                                               provider=provider)
-        top._codegen(state)
+        try:
+            top._codegen(state)
+        except RecursionError:
+            return  # a statement nested too deep for libcst: only it goes without positions
         ranges = self._ranges
         for node, r in provider._computed.items():
             ranges[node] = CodeRange(CodePosition(r.start.line + offset, r.start.column),

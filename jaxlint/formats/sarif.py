@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from jaxlint import __version__
 from jaxlint.formats import FormatContext, register, rule_url, verdict_suffix
+from jaxlint.source import read_source, source_lines
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -55,7 +56,8 @@ def _artifact_location(path: str, root: str) -> dict:
         rel = None
     if rel is None or rel == ".." or rel.startswith(".." + os.sep):
         return {"uri": Path(absolute).as_uri()}
-    return {"uri": quote(Path(rel).as_posix()), "uriBaseId": SRCROOT}
+    # quote() the bytes: a file name that is not UTF-8 holds surrogates (PEP 383).
+    return {"uri": quote(os.fsencode(Path(rel).as_posix())), "uriBaseId": SRCROOT}
 
 
 def fingerprints(findings, ctx: FormatContext) -> list[str]:

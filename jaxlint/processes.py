@@ -1,0 +1,293 @@
+"""Child processes and signals: stop cleanly, and let a crash cost one file.
+
+Two things every part of jaxlint that starts a process shares:
+
+- **Cleanup on SIGINT / SIGTERM.** A part that starts a worker, a process group
+  or a temporary folder registers how to remove it (`cleanup(...)`). Within
+  `handling_signals()` either signal runs every registered cleanup, then raises
+  `Interrupted`, which the command line turns into exit code 130 (SIGINT) or
+  143 (SIGTERM), as a shell reports a process stopped by that signal. No
+  traceback, no child and no temporary folder is left behind.
+- **Isolation.** libcst's native parser overflows the C stack on input that
+  Python's own parser accepts (an 8,000-term `a and b and ...` chain), which kills
+  the interpreter with SIGSEGV. `isolated(fn, ...)` runs `fn` in a forked child
+  and returns its result, so such a crash becomes an `IsolationFailed` for one
+  file. The runner's workers are disposable already (the runner replaces one
+  that dies), so inside them `isolated` calls `fn` directly.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import gc
+import itertools
+import os
+import pickle
+import select
+import shutil
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
+
+_cleanups: dict[int, Callable[[], None]] = {}
+_tokens = itertools.count()
+# True in a process whose death the parent already survives (a runner worker, a forked child).
+_disposable = False
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived; the registered cleanups have run."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class IsolationFailed(Exception):
+    """The isolated call crashed its process or overran its time (`raised` False), or raised."""
+
+    def __init__(self, message: str, raised: bool = False):
+        super().__init__(message)
+        self.raised = raised
+
+
+# ----------------------------------------------------------------- cleanups
+@contextmanager
+def cleanup(fn: Callable[[], None]) -> Iterator[None]:
+    """Run `fn` if the run is interrupted while the block is active."""
+    token = next(_tokens)
+    _cleanups[token] = fn
+    try:
+        yield
+    finally:
+        _cleanups.pop(token, None)
+
+
+def kill_process_group(pgid: int) -> Callable[[], None]:
+    def kill() -> None:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _reap(pgid)
+    return kill
+
+
+def kill_process(pid: int) -> Callable[[], None]:
+    def kill() -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _reap(pid)
+    return kill
+
+
+def remove_tree(path: str) -> Callable[[], None]:
+    return lambda: shutil.rmtree(path, ignore_errors=True)
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except (ChildProcessError, OSError):
+        pass  # not our child, or reaped already (multiprocessing reaps its own)
+
+
+def run_cleanups() -> None:
+    while _cleanups:
+        _, fn = _cleanups.popitem()
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - one failed cleanup must not stop the others
+            pass
+
+
+def _on_signal(signum: int, frame) -> None:
+    # A second Ctrl-C while cleaning up must not interrupt the cleanup.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    run_cleanups()
+    raise Interrupted(signum)
+
+
+@contextmanager
+def handling_signals() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM clean up, then raise `Interrupted`.
+
+    The previous handlers come back afterwards (jaxlint may run inside another
+    program, such as a test runner). Outside the main thread this does nothing.
+    """
+    previous = {}
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, _on_signal)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+# ------------------------------------------------------------ child processes
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT / SIGTERM around a fork whose child runs in a function that does not
+    return here (multiprocessing's): the child must not run the parent's handler before
+    `become_disposable` replaces it. The parent gets a held signal afterwards."""
+    held = _hold_signals()
+    try:
+        yield
+    finally:
+        _release_signals(held)
+
+
+def _hold_signals():
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+
+def _release_signals(previous) -> None:
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def become_disposable(parent: Optional[int] = None) -> None:
+    """In a freshly forked child: leave signals and cleanup to the parent.
+
+    Ctrl-C reaches the whole foreground process group; the child ignores it (no
+    KeyboardInterrupt traceback) and the parent kills it. SIGTERM kills it outright.
+    On Linux the child also dies with its parent, even one killed with SIGKILL.
+    """
+    global _disposable
+    _disposable = True
+    # A crash here is expected and reported by the parent in one line, not as a dump.
+    faulthandler.disable()
+    _cleanups.clear()  # the parent's workers are not this child's to kill
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # held by signals_held()
+    _die_with_parent(parent)
+
+
+def _libc():
+    # Loaded in the parent, once: importing ctypes in every forked child costs more than the fork.
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except (OSError, ImportError):  # pragma: no cover
+        return None
+
+
+_LIBC = _libc() if sys.platform.startswith("linux") else None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: Optional[int]) -> None:
+    if _LIBC is None:  # pragma: no cover - not Linux: the parent's cleanup is all there is
+        return
+    try:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover
+        return
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl
+        os._exit(1)
+
+
+def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
+    """`fn(*args)` run in a forked child; its (picklable) result.
+
+    Raises IsolationFailed when the child dies (a signal such as SIGSEGV), takes
+    longer than `timeout` seconds, or `fn` raises.
+    """
+    if _disposable or not hasattr(os, "fork"):
+        return fn(*args)
+    parent = os.getpid()
+    read_end, write_end = os.pipe()
+    held = _hold_signals()  # released by the child in become_disposable, by the parent below
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child; its result is what the tests check
+        try:
+            # A short-lived child: no collection passes, which would touch (and copy) every
+            # page shared with the parent.
+            gc.disable()
+            os.close(read_end)
+            become_disposable(parent)
+            try:
+                outcome = ("ok", fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - reported to the parent
+                outcome = ("raised", f"{type(exc).__name__}: {safe_str(exc)}")
+            try:
+                data = pickle.dumps(outcome)
+            except Exception as exc:  # noqa: BLE001
+                data = pickle.dumps(("raised", f"cannot return the result: {safe_str(exc)}"))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with cleanup(kill_process(pid)):
+        _release_signals(held)  # a signal held since the fork now finds the child registered
+        try:
+            data = _read_all(read_end, time.monotonic() + timeout)
+        finally:
+            os.close(read_end)
+        if data is None:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if data is None:
+        raise IsolationFailed(f"took longer than {timeout:.0f} s to analyse; skipped")
+    if os.WIFSIGNALED(status):
+        raise IsolationFailed(f"the parser crashed on this file ({_signal_name(os.WTERMSIG(status))}); skipped")
+    try:
+        kind, value = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a child that died mid-write
+        raise IsolationFailed(f"the analysis process exited early (status {status}); skipped") from None
+    if kind != "ok":
+        raise IsolationFailed(value, raised=True)
+    return value
+
+
+def _read_all(fd: int, deadline: float) -> Optional[bytes]:
+    """Everything until EOF, or None when the deadline passes first."""
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - libcst's errors can fail to print on deep trees
+        return "(unprintable)"
