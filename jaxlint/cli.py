@@ -105,19 +105,33 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
     findings, diagnostics, sources = _lint(paths, settings, stdin_filename, jobs, no_cache)
 
     device_name = None
+    nothing_ran = False
     if confirm and findings:
         try:
             from jaxlint.confirm import ConfirmUnavailable, confirm_findings
         except ImportError:  # pragma: no cover - confirm mode not installed with this build
             click.echo("jaxlint: error: confirm mode is not available in this build", err=True)
             sys.exit(2)
+        from jaxlint.confirm import WARNING
+
+        click.echo(WARNING, err=True)
+        stdin_texts = {n: t for n, t in sources.items() if n == (stdin_filename or "-")} \
+            if "-" in paths else {}
         try:
-            findings, device_name = confirm_findings(findings, device=device, timeout=confirm_timeout)
+            findings, device_name = confirm_findings(findings, device=device, timeout=confirm_timeout,
+                                                     texts=stdin_texts)
         except ConfirmUnavailable as exc:
             click.echo(f"jaxlint: error: {exc}", err=True)
             sys.exit(2)
+        tally = collections.Counter(f.verdict.get("verdict") for f in findings if f.verdict)
         if confirmed_only:
             findings = [f for f in findings if f.verdict and f.verdict.get("verdict") == "confirmed"]
+            # Never hide what could not run: say how much, and fail when nothing ran at all.
+            if tally["could not run"]:
+                click.echo(f"jaxlint: {tally['could not run']} finding(s) could not run under JAX "
+                           f"(not shown; run without --confirmed-only to see why)", err=True)
+            if not tally["confirmed"] and not tally["not reproduced"] and tally["could not run"]:
+                nothing_ran = True
 
     from jaxlint.formats import FORMATS, FormatContext
 
@@ -139,10 +153,13 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
         n = len(findings)
         if n:
             click.echo(f"Found {n} finding{'s' if n != 1 else ''}.", err=True)
+        elif nothing_ran:
+            click.echo("No finding could be confirmed: none could run under JAX.", err=True)
         elif not diagnostics:
             click.echo("All checks passed!", err=True)
-    # A file that could not be linted fails the run too, as E999 / E902 do in flake8.
-    sys.exit(0 if exit_zero or not (findings or diagnostics) else 1)
+    # A file that could not be linted fails the run too, as E999 / E902 do in flake8; so does
+    # a confirm run where nothing could run (its silence would not mean "no problem").
+    sys.exit(0 if exit_zero or not (findings or diagnostics or nothing_ran) else 1)
 
 
 def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):

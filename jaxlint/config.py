@@ -30,6 +30,7 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "force-exclude", "extend-transforms", "output-format",
+    "confirm",  # [tool.jaxlint.confirm]: read by confirm mode (jaxlint.confirm.examples)
 }
 
 
@@ -171,6 +172,13 @@ def load_table(table: dict, where: str, root: str) -> Settings:
         kw["extend_transforms"] = parse_transforms(table["extend-transforms"], where)
     if "output-format" in table:
         kw["output_format"] = str(table["output-format"])
+    if "confirm" in table:
+        conf = table["confirm"]
+        if not isinstance(conf, dict) or set(conf) - {"examples"} \
+                or not isinstance(conf.get("examples", {}), dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in conf.get("examples", {}).items()):
+            raise ConfigError(f"{where}: [tool.jaxlint.confirm] takes one key, `examples`, a table "
+                              f"of \"module.function\" = \"arguments\"")
     return Settings(**kw)
 
 

@@ -177,3 +177,77 @@ def frame_lines(exc: BaseException, path: str, key: tuple[str, int]) -> list[int
             tb = tb.tb_next
         exc = exc.__cause__ or exc.__context__
     return out
+
+
+def _library_dirs() -> tuple[str, ...]:
+    import sysconfig
+
+    dirs = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib", "purelib",
+                                                                  "platlib")}
+    dirs.add(os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    return tuple(d + os.sep for d in dirs)
+
+
+_LIBRARY = _library_dirs()
+
+
+def is_user_file(filename: str) -> bool:
+    """Not the standard library, not an installed package (jax), not jaxlint itself."""
+    if filename.startswith("<"):
+        return False
+    return not os.path.realpath(filename).startswith(_LIBRARY)
+
+
+@dataclass
+class UserFrame:
+    filename: str
+    line: int
+    code: types.CodeType
+
+    def where(self) -> str:
+        return f"{os.path.basename(self.filename)}:{self.line}"
+
+
+def user_frames(exc: BaseException) -> list[UserFrame]:
+    """The frames of user code in the exception's own traceback, outermost first."""
+    out = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if is_user_file(code.co_filename):
+            out.append(UserFrame(code.co_filename, tb.tb_lineno, code))
+        tb = tb.tb_next
+    return out
+
+
+def innermost_user_frame(exc: BaseException) -> Optional[UserFrame]:
+    frames = user_frames(exc)
+    return frames[-1] if frames else None
+
+
+def raised_at(exc: BaseException, path: str, first: int, last: int,
+              key: Optional[tuple[str, int]] = None) -> bool:
+    """The innermost user frame of the traceback is in `path` at lines first..last (and, when
+    `key` is given, in that function): the error came from the flagged line, not from code
+    it called or from elsewhere in the file."""
+    frame = innermost_user_frame(exc)
+    if frame is None or os.path.realpath(frame.filename) != os.path.realpath(path):
+        return False
+    if key is not None and code_key(frame.code) != key:
+        return False
+    return first <= frame.line <= last
+
+
+def excerpt(exc: BaseException, limit: int = 3) -> str:
+    """The last user frames, `file:line: source`, innermost last."""
+    import linecache
+
+    parts = []
+    for fr in user_frames(exc)[-limit:]:
+        text = linecache.getline(fr.filename, fr.line).strip()
+        parts.append(f"{fr.where()}: {text}" if text else fr.where())
+    return " <- ".join(reversed(parts))
+
+
+def code_span(code: types.CodeType) -> tuple[int, int]:
+    return code.co_firstlineno, _last_line(code)
