@@ -87,6 +87,7 @@ def _job(path: str, findings: list[Finding], text: Optional[str]):
                 job["findings"].append(_finding(f, {}, f"cannot read the notebook: {exc}"))
             return job, None
         job["source"] = text
+        job["cells"] = sources.cell_spans(where)
         run_findings = [sources.to_module_lines(f, where) for f in findings]
     root, modname = _package(path)
     if root is not None and text is None:

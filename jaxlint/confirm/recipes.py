@@ -282,7 +282,13 @@ def trace_error(job: Job) -> dict:
         return verdict(COULD_NOT_RUN, "the rule gave no expected exception")
     if not job.f.get("function"):
         # Module-level code ran at import, which succeeded (a failure goes to import_verdict).
-        ran = job.state["import_watch"].ran(job.line, job.end_line)
+        watch = job.state["import_watch"]
+        ran = watch.ran(job.line, job.end_line)
+        for exc in watch.raised:
+            if _is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line):
+                return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line} during import",
+                               f"{first_line(exc)}; raised at line {job.line} while importing "
+                               f"(the code caught it)")
         if ran:
             return verdict(NOT_REPRODUCED, f"line {job.line} ran at import without error",
                            f"module-level line {job.line} ran {ran} time(s) while importing; "
@@ -932,6 +938,7 @@ def overhead(job: Job) -> dict:
         try:
             for reuse in (False, True, False, True):
                 timer = _JitTimer(job, reuse)
+                job.state["budget"] = job.state["budget_total"]  # each run gets the full budget
                 try:
                     with timer, contextlib.redirect_stdout(io.StringIO()):
                         eager(*a.args, **a.kwargs)
@@ -1006,7 +1013,7 @@ def prng(job: Job) -> dict:
             same = ", giving identical values" if other["fn"] == d["fn"] and \
                 other["value"] == d["value"] else ""
             where = f"line {d['line']} drew twice" if other["line"] == d["line"] else \
-                f"lines {other['line']} and {d['line']} drew"
+                f"line {other['line']} and line {d['line']} drew"
             return verdict(CONFIRMED, f"{where} with the same key{same}",
                            f"{other['fn']} at line {other['line']} -> {other['value']}; "
                            f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})",

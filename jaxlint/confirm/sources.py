@@ -36,6 +36,17 @@ def notebook_module(path: str) -> tuple[str, Where]:
     return "\n".join(lines) + "\n", where
 
 
+def cell_spans(where: Where) -> list[list[int]]:
+    """[first, last] module lines of each cell, in order: the worker runs them one by one."""
+    spans: list[list[int]] = []
+    for i, (cell, _) in enumerate(where, 1):
+        if spans and where[spans[-1][0] - 1][0] == cell:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return spans
+
+
 def module_line(where: Where, cell: int, line: int) -> int:
     try:
         return where.index((cell, line)) + 1

@@ -84,7 +84,9 @@ def _unwrap_code(obj) -> Optional[types.CodeType]:
 
 
 def _candidates(module):
-    for name, value in list(vars(module).items()):
+    # A notebook's earlier definitions of a name that a later cell redefined.
+    items = list(vars(module).items()) + list(vars(module).get("__jaxlint_defined__", ()))
+    for name, value in items:
         if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
             for attr, raw in list(vars(value).items()):
                 yield raw, value, attr
@@ -123,6 +125,8 @@ class LineWatch:
         self.counts: Counter = Counter()
         self._seen: dict[types.CodeType, bool] = {}
         self._old = None
+        self.raised: list[BaseException] = []
+        self._raised_ids: set[int] = set()
 
     def _wanted(self, code) -> bool:
         hit = self._seen.get(code)
@@ -141,6 +145,10 @@ class LineWatch:
     def _local(self, frame, event, arg):
         if event == "line":
             self.counts[(frame.f_code, frame.f_lineno)] += 1
+        elif event == "exception" and id(arg[1]) not in self._raised_ids and len(self.raised) < 100:
+            # Its first sighting in this file; kept even when the code catches it.
+            self._raised_ids.add(id(arg[1]))
+            self.raised.append(arg[1])
         return self._local
 
     def ran(self, first: int, last: int, key: Optional[tuple] = None) -> int:

@@ -122,7 +122,7 @@ def _patch_random(state: State, jax) -> None:
             setattr(jax.random, name, wrap(name, fn))
 
 
-def _import(job: dict, index: int, code: types.CodeType):
+def _import(job: dict, index: int, code: types.CodeType, cell_errors: list, timeout: float):
     """Run the file as a module: by its dotted name inside a package, else from `code` (the
     file's text, the stdin text, or a notebook's code cells in order)."""
     path = job["path"]
@@ -131,11 +131,47 @@ def _import(job: dict, index: int, code: types.CodeType):
         sys.path.insert(0, job["package_root"])
         return importlib.import_module(job["modname"])
     name = f"_jaxlint_target_{index}"
+    job["_budget"] = timeout * 0.6
     module = types.ModuleType(name)
     module.__file__ = path
     sys.modules[name] = module
-    exec(code, module.__dict__)
+    if not job.get("cells"):
+        exec(code, module.__dict__)
+        return module
+    # A notebook: each cell on its own, in order. As in a kernel, a cell that raises does not
+    # stop the next one; its error is kept (it may be the evidence for a finding in it).
+    lines = job["source"].splitlines()
+    seen = module.__dict__.setdefault("__jaxlint_defined__", [])
+    # The import's own alarm is off for a notebook: each cell gets its own, so a slow cell
+    # (a big benchmark) is stopped and the later cells still run, within the total.
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    deadline = time.monotonic() + job["_budget"]
+    for first, last in job["cells"]:
+        left = deadline - time.monotonic()
+        if left <= 0.05:
+            cell_errors.append(_CellTimeout(f"the cells from line {first} on did not run: "
+                                            f"the notebook's time was spent"))
+            break
+        chunk = "\n" * (first - 1) + "\n".join(lines[first - 1:last]) + "\n"
+        signal.setitimer(signal.ITIMER_REAL, min(left, max(1.0, job["_budget"] / 3)))
+        try:
+            exec(compile(chunk, path, "exec"), module.__dict__)
+        except _Timeout:
+            cell_errors.append(_CellTimeout(f"the cell at line {first} was stopped: too slow"))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's cell failed
+            cell_errors.append(exc)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        # Notebooks redefine `f` cell after cell: keep every definition findable.
+        for name, value in list(vars(module).items()):
+            if callable(value) and not name.startswith("__") and \
+                    all(v is not value for _, v in seen):
+                seen.append((name, value))
     return module
+
+
+class _CellTimeout(Exception):
+    """A notebook cell stopped for time; kept with the cells' errors."""
 
 
 def _alarm(signum, frame):
@@ -171,11 +207,12 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     started = time.monotonic()
     import_error = None
     module = None
+    cell_errors: list[BaseException] = []
     try:
         signal.setitimer(signal.ITIMER_REAL, max(1.0, timeout * 0.8))
         try:
             with watch:
-                module = _import(job, index, source)
+                module = _import(job, index, source, cell_errors, timeout)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Timeout:
@@ -202,6 +239,11 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         if import_error is not None:
             # The import is a run too: an error raised at the flagged line is the evidence.
             out.append(recipes.import_verdict(path, f, code, import_error, state))
+            continue
+        here = [e for e in cell_errors if recipes.raised_at(
+            e, path, f["line"], max(f.get("end_line") or f["line"], f["line"]))]
+        if here and kind != "removed-api":
+            out.append(recipes.import_verdict(path, f, code, here[0], state))
             continue
         if kind == "removed-api":
             out.append(recipes.removed_api(path, f, None))
@@ -230,6 +272,12 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
             where = f" ({tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})" if tb else ""
             result = recipes.verdict(recipes.COULD_NOT_RUN, "confirm mode failed",
                                      recipes.first_line(exc) + where)
+        if cell_errors and result.get("verdict") == recipes.COULD_NOT_RUN:
+            failed = ", ".join(f"{type(e).__name__} at line {fr.line}" if (
+                fr := recipes.innermost_user_frame(e)) is not None else str(e)
+                for e in cell_errors[:4])
+            result["evidence"] = f"{result.get('evidence') or ''}; earlier cells failed: " \
+                                 f"{failed}".lstrip("; ")
         if rjob.factory_args and result.get("verdict") != recipes.COULD_NOT_RUN:
             result["shapes"] = f"{rjob.factory_args}; {result.get('shapes') or ''}".strip("; ")
         if result.get("shapes") and result["shapes"] not in (result.get("evidence") or ""):
