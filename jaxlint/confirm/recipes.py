@@ -264,6 +264,16 @@ class Unrunnable(Exception):
 
 
 # ---------------------------------------------------------------------- recipes
+# The errors JAX raises on Python operations on traced values (see the confirm-mode notes).
+_TRACE_ERRORS = frozenset({"TracerBoolConversionError", "ConcretizationTypeError",
+                           "TracerIntegerConversionError", "TracerArrayConversionError",
+                           "NonConcreteBooleanIndexError", "UnexpectedTracerError"})
+
+
+def _is_trace_error(exc: BaseException) -> bool:
+    return type(exc).__name__ in _TRACE_ERRORS or _SHAPE_ERROR in str(exc)
+
+
 def _is_expected(job: Job, exc: BaseException) -> bool:
     """The exception class the rule predicts, exactly (a subclass is another error: JAX's
     TracerBoolConversionError is a ConcretizationTypeError, but not the one `int(x)` raises)."""
@@ -298,7 +308,7 @@ def trace_error(job: Job) -> dict:
                        "does not run)")
     entry = job.entry()
     sig, is_method, static, jitted, _ = job.callables(entry)
-    tried, ran_clean, last_err = [], None, None
+    tried, ran_clean, last_err, mismatch = [], None, None, None
     for a in job.args_list(entry, sig, is_method, static, concrete=False):
         tried.append(a.shapes)
         with job.watch() as w:
@@ -312,12 +322,22 @@ def trace_error(job: Job) -> dict:
             if _is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line, job.key):
                 return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line}",
                                f"{first_line(exc)}; raised at {excerpt(exc)}", a.shapes)
+            if mismatch is None and job.ran_line(w) and _is_trace_error(exc):
+                # The line ran, and JAX raised a trace error, but not this one or not here.
+                mismatch = (exc, a.shapes)
             last_err = (exc, a.shapes, lines)
         elif job.ran_line(w):
             ran_clean = ran_clean or a.shapes
     if ran_clean:
         return verdict(NOT_REPRODUCED, f"traced without error; line {job.line} ran",
                        f"tried: {' | '.join(tried)}; expected {expected}", ran_clean)
+    if mismatch is not None:
+        exc, shapes = mismatch
+        frame = innermost_user_frame(exc)
+        where = frame.where() if frame is not None else "inside JAX"
+        return verdict(NOT_REPRODUCED, f"line {job.line} ran; {type(exc).__name__} came from "
+                                       f"{where}, not {expected} from line {job.line}",
+                       f"{first_line(exc)}; raised at {excerpt(exc) or where}", shapes)
     if last_err is not None:
         exc, shapes, lines = last_err
         where = f"at line {lines[-1]}" if lines else "outside the flagged function"
@@ -811,7 +831,7 @@ def recompile(job: Job) -> dict:
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
             jax.clear_caches()  # count the compiles of this run, not of the import
             start = len(state["misses"])
-            state["budget"] = state["budget_total"]
+            state["budget"], state["spent"] = state["budget_total"], 0
             recorder = _CallRecorder(job)
             try:
                 with job.watch() as w, recorder:
@@ -938,7 +958,7 @@ def overhead(job: Job) -> dict:
         try:
             for reuse in (False, True, False, True):
                 timer = _JitTimer(job, reuse)
-                job.state["budget"] = job.state["budget_total"]  # each run gets the full budget
+                job.state["budget"], job.state["spent"] = job.state["budget_total"], 0  # a full budget per run
                 try:
                     with timer, contextlib.redirect_stdout(io.StringIO()):
                         eager(*a.args, **a.kwargs)

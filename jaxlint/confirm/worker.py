@@ -54,9 +54,11 @@ def _install(state: State, jax) -> None:
             if str(fun_name)[4:-1] not in state.get("user_names", ()):
                 return
             state["budget"] -= 1
+            state["spent"] = state.get("spent", 0) + 1
             if state["budget"] < 0:
                 state["budget"] = state["budget_total"]
-                raise CompileBudget(f"stopped after {state['budget_total']} compiles")
+                spent, state["spent"] = state["spent"], 0
+                raise CompileBudget(f"stopped after {spent} compiles of the file's functions")
 
     jax.monitoring.register_event_duration_secs_listener(on_duration)
 
@@ -253,6 +255,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         budget = max(0.5, left / (len(findings) - i))
         # The compile budget stops runaway loops; only recompile probes need a small one.
         state["budget"] = state["budget_total"] if kind in ("recompile", "overhead") else 10**9
+        state["spent"] = 0
         try:
             signal.setitimer(signal.ITIMER_REAL, budget)
             try:
