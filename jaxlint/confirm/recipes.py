@@ -654,8 +654,11 @@ def _runs_once(job: Job, name, entry, sig, is_method, static, jitted, eager) -> 
                     for _ in range(calls):
                         eager(*a.args, **a.kwargs)
             after_eager = getattr(job.module, name)
-        except Exception:  # noqa: BLE001 - try the next argument set
+        except Exception as exc:  # noqa: BLE001 - try the next argument set
             setattr(job.module, name, start)
+            said = _leak_error_here(job, exc)
+            if said:  # a later call used the tracer the flagged function leaked
+                return verdict(CONFIRMED, "JAX reported the leaked tracer", said, a.shapes)
             continue
         d_jit, d_eager = after_jit - start, after_eager - after_jit
         setattr(job.module, name, start)
