@@ -128,3 +128,20 @@ def test_planner_failure_is_could_not_run_with_the_reason(monkeypatch):
     v = out[0].verdict
     assert v["verdict"] == "could not run" and "planner" in v["summary"], v
     assert "RuntimeError: planner exploded" in v["evidence"]
+
+
+@pytest.mark.parametrize("text, how", [
+    ("if state.step > 10", "state: TrainState(...) from its fields"),
+    ("if x.sum() > 0", "layers: 2 x {'b', 'w'} of"),
+    ("if pred.mean() > y.mean()", "as called at line"),
+])
+def test_realistic_pytree_arguments(text, how):
+    from jaxlint.confirm import confirm_findings
+
+    path = CASES / "realistic.py"
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if text in t)
+    findings = [f for f in lint(path) if f.line == line]
+    out, _ = confirm_findings(findings, device="cpu", timeout=60.0)
+    v = out[0].verdict
+    assert v["verdict"] == "confirmed", v
+    assert how in v["evidence"], v
