@@ -128,6 +128,13 @@ def _package(path: str) -> tuple[Optional[str], Optional[str]]:
     return folder, ".".join(parts)
 
 
+# The worker imports this very jaxlint (not one that the user's cwd might hold), and keeps the
+# cwd on sys.path after it, as `python -m` would.
+_HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_WORKER_MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                "from jaxlint.confirm.worker import main; sys.exit(main(sys.argv[1:]))")
+
+
 def _child_env(device: str) -> dict[str, str]:
     env = dict(os.environ)
     if device == "cpu":
@@ -156,7 +163,7 @@ def _run_jobs(jobs: list[dict], device: str, timeout: float) -> tuple[list[list[
             log_path = os.path.join(workdir, f"worker-{index}.log")
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "jaxlint.confirm.worker", workdir, str(index)],
+                    [sys.executable, "-c", _WORKER_MAIN, _HERE, workdir, str(index)],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=env, start_new_session=True)
             index, device_name = _serve(proc, workdir, index, jobs, results, timeout,
