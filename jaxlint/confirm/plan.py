@@ -161,24 +161,30 @@ class _Planner:
                     and self._inside(sub, info):
                 keys.add(str(sub.slice[0].slice.value.evaluated_value))
         if depth > 0:
-            for call in self.model.nodes(cst.Call):
-                if not self._inside(call, info):
-                    continue
-                func = call.func
-                if isinstance(func, cst.Call) and func.args and \
-                        (self.model.qualname(func.func) or "").startswith("jax."):
-                    func = func.args[0].value  # jax.grad(f)(params, ...)
-                target = self.model.resolve_function(func) if isinstance(func, cst.Name) else None
-                if target is None:
-                    continue
-                for i, a in enumerate(call.args):
-                    if a.star or a.keyword is not None:
-                        break
-                    if isinstance(a.value, cst.Name) and a.value.value == name \
-                            and i < len(target.positional):
-                        keys |= self.pytree_keys(target, target.positional[i], depth - 1)
+            for target, param in self._passed_to(info, name):
+                keys |= self.pytree_keys(target, param, depth - 1)
         self._pytree_cache[memo] = keys
         return keys
+
+    def _passed_to(self, info: FunctionInfo, name: str):
+        """(function, parameter) for each same-file call in `info` that passes `name` on
+        positionally (also through `jax.grad(f)(params, ...)`)."""
+        for call in self.model.nodes(cst.Call):
+            if not self._inside(call, info):
+                continue
+            func = call.func
+            if isinstance(func, cst.Call) and func.args and \
+                    (self.model.qualname(func.func) or "").startswith("jax."):
+                func = func.args[0].value  # jax.grad(f)(params, ...)
+            target = self.model.resolve_function(func) if isinstance(func, cst.Name) else None
+            if target is None:
+                continue
+            for i, a in enumerate(call.args):
+                if a.star or a.keyword is not None:
+                    break
+                if isinstance(a.value, cst.Name) and a.value.value == name \
+                        and i < len(target.positional):
+                    yield target, target.positional[i]
 
     def attributes(self, info: FunctionInfo, name: str) -> list[str]:
         """Attributes read from a parameter (`state.step`): a namedtuple with those fields
@@ -191,9 +197,14 @@ class _Planner:
                 out.append(node.attr.value)
         return out
 
-    def item_keys(self, info: FunctionInfo, name: str) -> set[str]:
-        """`for layer in params: layer["w"]`: a list of dicts with those keys."""
+    def item_keys(self, info: FunctionInfo, name: str, depth: int = 3) -> set[str]:
+        """`for layer in params: layer["w"]`: a list of dicts with those keys (also in the
+        same-file functions the parameter is passed to)."""
         keys: set[str] = set()
+        if depth > 0:
+            for target, param in self._passed_to(info, name):
+                if target is not info:
+                    keys |= self.item_keys(target, param, depth - 1)
         for loop in self.model.nodes(cst.For):
             if isinstance(loop.iter, cst.Name) and loop.iter.value == name \
                     and isinstance(loop.target, cst.Name) and self._inside(loop, info):
