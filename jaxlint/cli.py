@@ -273,19 +273,33 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
         findings, hidden = filter_baseline(findings, baseline, sources, settings.root)
 
     device_name = None
+    nothing_ran = False
     if confirm and findings:
         try:
             from jaxlint.confirm import ConfirmUnavailable, confirm_findings
         except ImportError:  # pragma: no cover - confirm mode not installed with this build
             _echo("jaxlint: error: confirm mode is not available in this build", err=True)
             return 2
+        from jaxlint.confirm import WARNING
+
+        _echo(WARNING, err=True)
+        stdin_texts = {n: t for n, t in sources.items() if n == (stdin_filename or "-")} \
+            if "-" in paths else {}
         try:
-            findings, device_name = confirm_findings(findings, device=device, timeout=confirm_timeout)
+            findings, device_name = confirm_findings(findings, device=device, timeout=confirm_timeout,
+                                                     texts=stdin_texts)
         except ConfirmUnavailable as exc:
             _echo(f"jaxlint: error: {exc}", err=True)
             return 2
+        tally = collections.Counter(f.verdict.get("verdict") for f in findings if f.verdict)
         if confirmed_only:
             findings = [f for f in findings if f.verdict and f.verdict.get("verdict") == "confirmed"]
+            # Never hide what could not run: say how much, and fail when nothing ran at all.
+            if tally["could not run"]:
+                _echo(f"jaxlint: {tally['could not run']} finding(s) could not run under JAX "
+                           f"(not shown; run without --confirmed-only to see why)", err=True)
+            if not tally["confirmed"] and not tally["not reproduced"] and tally["could not run"]:
+                nothing_ran = True
 
     from jaxlint.formats import FORMATS, FormatContext
 
@@ -314,18 +328,21 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
             summary = fixable_summary(findings, unsafe_fixes)
             if summary:
                 _echo(summary, err=True)
+        elif nothing_ran:
+            _echo("No finding could be confirmed: none could run under JAX.", err=True)
         elif not diagnostics:
             _echo("All checks passed!", err=True)
         if hidden:
             _echo(f"{hidden} finding{'s' if hidden != 1 else ''} hidden by the baseline.", err=True)
-    return exit_code(findings, diagnostics, exit_zero)
+    return exit_code(findings, diagnostics, exit_zero, nothing_ran)
 
 
-def exit_code(findings, diagnostics, exit_zero: bool) -> int:
-    """1 for findings or files that could not be linted (E999 / E902, as in flake8);
+def exit_code(findings, diagnostics, exit_zero: bool, nothing_ran: bool = False) -> int:
+    """1 for findings or files that could not be linted (E999 / E902, as in flake8), or a
+    confirm run where nothing could run (its silence would not mean "no problem");
     information findings (deprecations) never fail the run."""
     failing = [f for f in findings if f.severity != "info"]
-    return 0 if exit_zero or not (failing or diagnostics) else 1
+    return 0 if exit_zero or not (failing or diagnostics or nothing_ran) else 1
 
 
 def print_statistics(findings) -> None:

@@ -31,6 +31,7 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "force-exclude", "extend-transforms", "output-format", "target-jax-version",
+    "confirm",  # [tool.jaxlint.confirm]: read by confirm mode (jaxlint.confirm.examples)
 }
 
 
@@ -218,6 +219,13 @@ def load_table(table: dict, where: str, root: str) -> Settings:
         kw["output_format"] = str(table["output-format"])
     if "target-jax-version" in table:
         kw["target_jax_version"] = parse_target(table["target-jax-version"], where)
+    if "confirm" in table:
+        conf = table["confirm"]
+        if not isinstance(conf, dict) or set(conf) - {"examples"} \
+                or not isinstance(conf.get("examples", {}), dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in conf.get("examples", {}).items()):
+            raise ConfigError(f"{where}: [tool.jaxlint.confirm] takes one key, `examples`, a table "
+                              f"of \"module.function\" = \"arguments\"")
     return Settings(**kw)
 
 

@@ -26,6 +26,8 @@ KNOWN = {
     ("model.py", 87, "JAX204"): "confirmed",
     ("train_step.py", 48, "JAX205"): "confirmed",
     ("train_step.py", 68, "JAX201"): "confirmed",
+    # params: a list of {"w", "b"} dicts, found through value_and_grad(loss_fn) -> predict.
+    ("train_step.py", 35, "JAX201"): "confirmed",
     ("train_step.py", 78, "JAX203"): "confirmed",
     ("mutation_replay_buffer.py", 34, "JAX301"): "confirmed",
     ("mutation_replay_buffer.py", 41, "JAX301"): "confirmed",

@@ -2,8 +2,9 @@
 
 The parent process never imports jax. It plans each finding from the static model
 (jaxlint.confirm.plan), then feeds the files to a worker process (jaxlint.confirm.worker)
-that imports jax once and confirms file after file. A file that hangs or crashes its worker
-gets "could not run"; a fresh worker carries on with the next file.
+that imports jax once and confirms each file in a fork of itself, so every file starts from
+the same clean interpreter. A file that hangs or crashes gets "could not run"; the next file
+runs in a fresh fork.
 """
 
 from __future__ import annotations
@@ -21,21 +22,31 @@ from collections import defaultdict
 from typing import Any, Optional
 
 from jaxlint import processes
+from jaxlint.confirm import examples, sources
 from jaxlint.finding import Finding
 
 INSTALL_HINT = "confirm mode needs jax: pip install 'jaxlint[confirm]'"
 # Importing jax takes about a second; a cold start on a loaded machine can take far longer.
 _START_TIMEOUT = 120.0
 _POLL = 0.01
+# Seconds past a file's timeout before the worker itself is taken for hung.
+_GRACE = 10.0
 
 
 class ConfirmUnavailable(Exception):
     """jax is not importable; the message says how to install it."""
 
 
-def confirm_findings(findings: list[Finding], *, device: str = "auto",
-                     timeout: float = 30.0) -> tuple[list[Finding], str]:
-    """The same findings with a `verdict` each, and the device the worker used."""
+WARNING = ("jaxlint: warning: --confirm imports the flagged files and runs their code "
+           "(module-level code included; `if __name__ == \"__main__\":` blocks excepted)")
+
+
+def confirm_findings(findings: list[Finding], *, device: str = "auto", timeout: float = 30.0,
+                     texts: Optional[dict[str, str]] = None) -> tuple[list[Finding], str]:
+    """The same findings with a `verdict` each, and the device the worker used.
+
+    `texts` gives the code to run for paths that are not (or not as linted) on disk: the
+    text read from stdin, keyed by the name it was linted under."""
     if importlib.util.find_spec("jax") is None:
         raise ConfirmUnavailable(INSTALL_HINT)
     if not findings:
@@ -43,34 +54,62 @@ def confirm_findings(findings: list[Finding], *, device: str = "auto",
     by_path: dict[str, list[int]] = defaultdict(list)
     for i, f in enumerate(findings):
         by_path[f.path].append(i)
-    jobs = [_job(path, [findings[i] for i in idxs]) for path, idxs in by_path.items()]
+    jobs, cells = [], []
+    for path, idxs in by_path.items():
+        job, where = _job(path, [findings[i] for i in idxs], (texts or {}).get(path))
+        jobs.append(job)
+        cells.append(where)
     results, device_name = _run_jobs(jobs, device, timeout)
     out = list(findings)
-    for (path, idxs), file_results in zip(by_path.items(), results):
+    for (path, idxs), file_results, where in zip(by_path.items(), results, cells):
         for i, verdict in zip(idxs, file_results):
             verdict.setdefault("device", device_name)
             verdict.setdefault("shapes", "")
+            if where is not None and findings[i].cell is not None:
+                verdict = sources.cite_cells(verdict, findings[i].cell, where)
             out[i] = dataclasses.replace(findings[i], verdict=verdict)
     return out, device_name
 
 
-def _job(path: str, findings: list[Finding]) -> dict[str, Any]:
+def _job(path: str, findings: list[Finding], text: Optional[str]):
+    """The worker's job for one file, and for a notebook the module line -> cell map."""
     from jaxlint.confirm.plan import file_plans
 
-    try:
-        plans = file_plans(path, findings)
-    except Exception:  # noqa: BLE001 - a plan is a help, never required
-        plans = {}
     job: dict[str, Any] = {"path": os.path.abspath(path), "findings": []}
+    where = None
+    run_findings = findings
+    if text is not None:
+        job["source"] = text
+    elif path.endswith(".ipynb"):
+        try:
+            text, where = sources.notebook_module(path)
+        except ValueError as exc:
+            for f in findings:
+                job["findings"].append(_finding(f, {}, f"cannot read the notebook: {exc}"))
+            return job, None
+        job["source"] = text
+        job["cells"] = sources.cell_spans(where)
+        run_findings = [sources.to_module_lines(f, where) for f in findings]
     root, modname = _package(path)
-    if root is not None:
+    if root is not None and text is None:
         job.update(package_root=root, modname=modname)
-    for i, f in enumerate(findings):
-        job["findings"].append({
-            "line": f.line, "end_line": f.end_line, "code": f.code, "function": f.function,
-            "function_line": f.function_line, "confirm": dict(f.confirm), "plan": plans.get(i, {}),
-        })
-    return job
+    job["examples"] = examples.for_module(path, modname or os.path.splitext(os.path.basename(path))[0])
+    plan_error = None
+    try:
+        plans = file_plans(path, run_findings, text=text)
+    except Exception as exc:  # noqa: BLE001 - reported per finding, never swallowed
+        plans, plan_error = {}, f"{type(exc).__name__}: {exc}"
+    for i, f in enumerate(run_findings):
+        job["findings"].append(_finding(f, plans.get(i, {}), plan_error))
+    return job, where
+
+
+def _finding(f: Finding, plan: dict, plan_error: Optional[str]) -> dict[str, Any]:
+    out = {"line": f.line, "end_line": f.end_line, "code": f.code, "function": f.function,
+           "function_line": f.function_line, "confirm": dict(f.confirm), "plan": plan}
+    if plan_error:
+        out["plan_error"] = plan_error
+    return out
 
 
 def _package(path: str) -> tuple[Optional[str], Optional[str]]:
@@ -88,6 +127,13 @@ def _package(path: str) -> tuple[Optional[str], Optional[str]]:
     if not all(p.isidentifier() for p in parts):
         return None, None
     return folder, ".".join(parts)
+
+
+# The worker imports this very jaxlint (not one that the user's cwd might hold), and keeps the
+# cwd on sys.path after it, as `python -m` would.
+_HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_WORKER_MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                "from jaxlint.confirm.worker import main; sys.exit(main(sys.argv[1:]))")
 
 
 def _child_env(device: str) -> dict[str, str]:
@@ -118,7 +164,7 @@ def _run_jobs(jobs: list[dict], device: str, timeout: float) -> tuple[list[list[
             log_path = os.path.join(workdir, f"worker-{index}.log")
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "jaxlint.confirm.worker", workdir, str(index)],
+                    [sys.executable, "-c", _WORKER_MAIN, _HERE, workdir, str(index)],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     env=env, start_new_session=True)
             # The worker has its own session, so Ctrl-C does not reach it: on SIGINT /
@@ -189,7 +235,8 @@ def _serve(proc, workdir, index, jobs, results, timeout, log_path, device_name):
             job_deadline = None
             continue
         if job_deadline is None and os.path.exists(os.path.join(workdir, f"start-{index}")):
-            job_deadline = time.monotonic() + timeout
+            # The worker kills a file's fork after `timeout`; this is for a worker that hangs.
+            job_deadline = time.monotonic() + timeout + _GRACE
         if proc.poll() is not None:
             if os.path.exists(result):
                 continue

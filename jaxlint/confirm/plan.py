@@ -42,17 +42,26 @@ _KEY_CTORS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 _JAXTYPING = {"Float": "float32", "Float32": "float32", "Int": "int32", "Int32": "int32",
               "Integer": "int32", "Bool": "bool", "Shaped": "float32", "Num": "float32",
               "Real": "float32", "Inexact": "float32"}
+# Attributes every array has: reading them says nothing about a pytree's fields.
+_ARRAY_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "T", "at", "real", "imag", "astype",
+                          "reshape", "sum", "mean", "max", "min", "item", "tolist", "squeeze",
+                          "transpose", "flatten", "ravel", "block_until_ready", "copy", "std",
+                          "var", "argmax", "argmin", "clip", "round", "any", "all", "prod",
+                          "cumsum", "dot", "conj", "sort", "nbytes", "itemsize", "devices",
+                          "sharding", "addressable_shards", "weak_type", "aval"})
 _KEY_NAME = re.compile(r"(^|_)(key|rng|prng)(s?$|_)|^(key|rng)", re.I)
 
 
-def file_plans(path: str, findings) -> dict[int, dict[str, Any]]:
-    """A plan per finding (keyed by its index in `findings`); empty on parse failure."""
-    text = read_source(path)
+def file_plans(path: str, findings, text: Optional[str] = None) -> dict[int, dict[str, Any]]:
+    """A plan per finding (keyed by its index in `findings`), planned on `text` when given
+    (stdin, a notebook's cells), else on the file. Raises ValueError when it cannot parse."""
+    if text is None:
+        text = read_source(path)
     if not isinstance(text, str):
-        return {}
+        raise ValueError(f"cannot read {path}: {getattr(text, 'message', text)}")
     module = parse_source(text, path)
     if not isinstance(module, cst.Module):
-        return {}
+        raise ValueError(f"cannot parse {path}: {getattr(module, 'message', module)}")
     try:
         model = FileModel.build(module, path)
     except RecursionError:
@@ -72,6 +81,7 @@ class _Planner:
         self._calls: Optional[dict[FunctionInfo, list[cst.Call]]] = None
         self._assigns: Optional[list[cst.Assign]] = None
         self._pytree_cache: Optional[dict] = None
+        self._main: Optional[list[tuple[int, int]]] = None
 
     def line(self, node) -> int:
         pos = self.positions.get(node)
@@ -111,11 +121,19 @@ class _Planner:
             keys = self.pytree_keys(info, name, 3)
             if keys:
                 p["keys"] = sorted(keys)
+            attrs = self.attributes(info, name)
+            if attrs:
+                p["attrs"] = attrs
+            items = self.item_keys(info, name)
+            if items and not keys:
+                p["items"] = sorted(items)
+            if ann is not None:
+                p["ann_text"] = self.model.module.code_for_node(ann)
             for site in sites.get(name, ()):
                 p.setdefault("site", site)
             params.append(p)
         return {"qualname": info.qualname, "line": self.line(info.node),
-                "is_method": info.is_method, "params": params,
+                "is_method": info.is_method, "params": params, "calls": self.call_sites(info),
                 "jitted": any("jit" in c.transforms and c.via in ("decorator", "wrapper")
                               for c in info.contexts.values())}
 
@@ -143,24 +161,102 @@ class _Planner:
                     and self._inside(sub, info):
                 keys.add(str(sub.slice[0].slice.value.evaluated_value))
         if depth > 0:
-            for call in self.model.nodes(cst.Call):
-                if not self._inside(call, info):
-                    continue
-                func = call.func
-                if isinstance(func, cst.Call) and func.args and \
-                        (self.model.qualname(func.func) or "").startswith("jax."):
-                    func = func.args[0].value  # jax.grad(f)(params, ...)
-                target = self.model.resolve_function(func) if isinstance(func, cst.Name) else None
-                if target is None:
-                    continue
-                for i, a in enumerate(call.args):
-                    if a.star or a.keyword is not None:
-                        break
-                    if isinstance(a.value, cst.Name) and a.value.value == name \
-                            and i < len(target.positional):
-                        keys |= self.pytree_keys(target, target.positional[i], depth - 1)
+            for target, param in self._passed_to(info, name):
+                keys |= self.pytree_keys(target, param, depth - 1)
         self._pytree_cache[memo] = keys
         return keys
+
+    def _passed_to(self, info: FunctionInfo, name: str):
+        """(function, parameter) for each same-file call in `info` that passes `name` on
+        positionally (also through `jax.grad(f)(params, ...)`)."""
+        for call in self.model.nodes(cst.Call):
+            if not self._inside(call, info):
+                continue
+            func = call.func
+            if isinstance(func, cst.Call) and func.args and \
+                    (self.model.qualname(func.func) or "").startswith("jax."):
+                func = func.args[0].value  # jax.grad(f)(params, ...)
+            target = self.model.resolve_function(func) if isinstance(func, cst.Name) else None
+            if target is None:
+                continue
+            for i, a in enumerate(call.args):
+                if a.star or a.keyword is not None:
+                    break
+                if isinstance(a.value, cst.Name) and a.value.value == name \
+                        and i < len(target.positional):
+                    yield target, target.positional[i]
+
+    def attributes(self, info: FunctionInfo, name: str) -> list[str]:
+        """Attributes read from a parameter (`state.step`): a namedtuple with those fields
+        (a pytree) can stand in for it. Array attributes (`x.shape`) do not count."""
+        out: list[str] = []
+        for node in self.model.nodes(cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value == name \
+                    and node.attr.value not in _ARRAY_ATTRS and node.attr.value not in out \
+                    and self._inside(node, info):
+                out.append(node.attr.value)
+        return out
+
+    def item_keys(self, info: FunctionInfo, name: str, depth: int = 3) -> set[str]:
+        """`for layer in params: layer["w"]`: a list of dicts with those keys (also in the
+        same-file functions the parameter is passed to)."""
+        keys: set[str] = set()
+        if depth > 0:
+            for target, param in self._passed_to(info, name):
+                if target is not info:
+                    keys |= self.item_keys(target, param, depth - 1)
+        for loop in self.model.nodes(cst.For):
+            if isinstance(loop.iter, cst.Name) and loop.iter.value == name \
+                    and isinstance(loop.target, cst.Name) and self._inside(loop, info):
+                item = loop.target.value
+                for sub in self.model.nodes(cst.Subscript):
+                    if isinstance(sub.value, cst.Name) and sub.value.value == item \
+                            and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) \
+                            and isinstance(sub.slice[0].slice.value, cst.SimpleString) \
+                            and self._inside(sub, info):
+                        keys.add(str(sub.slice[0].slice.value.evaluated_value))
+        return keys
+
+    def call_sites(self, info: FunctionInfo) -> list[dict[str, Any]]:
+        """The module's own calls of the function (`step(params, batch)`), with the simple
+        assignments before each call in the caller's scope (`params = init(key)`): the worker
+        replays them to get the arguments the module itself passes."""
+        if self._assigns is None:
+            self._assigns = [n for n in self.model.nodes(cst.Assign)
+                             if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)]
+        out = []
+        code = self.model.module.code_for_node
+        for call in self.model.nodes(cst.Call):
+            target = None
+            if isinstance(call.func, cst.Name):
+                target = self.model.resolve_function(call.func) or self._jit_alias(call.func)
+            if target is not info or any(a.star for a in call.args):
+                continue
+            scope = self.model.function_of(call)
+            if scope is info:
+                continue  # a recursive call: its arguments are the function's own
+            line = self.line(call)
+            # Module-level code already ran at import, except `if __name__ == "__main__":`.
+            setup = [code(n).strip() for n in self.model.nodes(cst.Assign)
+                     if self.model.function_of(n) is scope and self.line(n) < line
+                     and (scope is not None or self._in_main(n))]
+            args = ", ".join(code(a.value) if a.keyword is None
+                             else f"{a.keyword.value}={code(a.value)}" for a in call.args)
+            out.append({"line": line, "setup": setup[-30:], "args": args})
+            if len(out) == 3:
+                break
+        return out
+
+    def _in_main(self, node) -> bool:
+        if self._main is None:
+            self._main = []
+            for stmt in self.model.module.body:
+                if isinstance(stmt, cst.If) and "__name__" in self.model.module.code_for_node(stmt.test):
+                    pos = self.positions.get(stmt)
+                    if pos:
+                        self._main.append((pos.start.line, pos.end.line))
+        at = self.line(node)
+        return any(a <= at <= b for a, b in self._main)
 
     def size_params(self, info: FunctionInfo) -> set[str]:
         names = set(info.all_params)

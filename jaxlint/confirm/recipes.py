@@ -13,6 +13,7 @@ import io
 import os
 import re
 import sys
+import time
 import types
 from typing import Any, Callable, Optional
 
@@ -20,7 +21,8 @@ import jax
 import numpy as np
 
 from jaxlint.confirm import synth
-from jaxlint.confirm.target import Entry, LineWatch, code_key, find_entry, frame_lines
+from jaxlint.confirm.target import (Entry, LineWatch, code_key, code_span, excerpt, find_entry,
+                                    frame_lines, innermost_user_frame, raised_at)
 
 CONFIRMED, NOT_REPRODUCED, COULD_NOT_RUN = "confirmed", "not reproduced", "could not run"
 _TRACER = re.compile(r"Tracer|Traced<")
@@ -52,16 +54,58 @@ class Job:
         self.target = target_code
         self.key = code_key(target_code) if target_code is not None else None
         self.state = state  # compile counts and cache-miss records, shared with the worker
+        self.instance_obj = None  # the `self` built for a method
+        self.factory_args = ""  # how the flagged inner function was made
 
     # ------------------------------------------------------------------ calling
     def entry(self) -> Entry:
+        if not self.f.get("function"):
+            raise Unrunnable(f"line {self.line} is module-level code, outside any function")
         if self.key is None:
             raise Unrunnable(f"the function `{self.f.get('function')}` was not found in the source")
         entry = find_entry(self.module, self.path, self.key)
         if entry is None:
             raise Unrunnable(f"`{self.f.get('function')}` is not reachable from module level "
                              f"(neither it nor an enclosing function is a module attribute)")
+        if not entry.direct and entry.owner is None and not entry.jitted:
+            made = self._from_factory(entry)
+            if made is not None:
+                return made
         return entry
+
+    def _from_factory(self, entry: Entry) -> Optional[Entry]:
+        """`def make(): ... return inner`: call the factory and take the function it returns,
+        so the flagged inner function is what runs (not the factory around it)."""
+        try:
+            sig = inspect.signature(entry.obj)
+        except (TypeError, ValueError):
+            return None
+        fplan = self.fplan(entry)
+        for a in self.given_args(entry, fplan, [], force=True):
+            made = self._made(entry, a)
+            if made is not None:
+                return made
+        for step in range(min(2, synth.steps_for(fplan))):
+            try:
+                a = synth.build(fplan, sig, step, True, set(), namespace=vars(self.module))
+            except Exception:  # noqa: BLE001
+                continue
+            made = self._made(entry, a)
+            if made is not None:
+                return made
+        return None
+
+    def _made(self, entry: Entry, a) -> Optional[Entry]:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                out = entry.obj(*a.args, **a.kwargs)
+        except Exception:  # noqa: BLE001 - not a factory, or not with these arguments
+            return None
+        code = _unwrap(out)
+        if code is not None and code_key(code) == self.key:
+            self.factory_args = f"returned by {entry.code.co_name}({a.shapes})"
+            return Entry(out, None, None, True, code)
+        return None
 
     def fplan(self, entry: Entry) -> dict:
         code = entry.code
@@ -94,7 +138,7 @@ class Job:
         is_method = entry.owner is not None and not isinstance(entry.obj, staticmethod) \
             and list(sig.parameters)[:1] == ["self"]
         if is_method:
-            instance = self.instance(entry.owner)
+            instance = self.instance_obj = self.instance(entry.owner)
             if entry.jitted:
                 jitted = lambda *a, **k: obj(instance, *a, **k)  # noqa: E731
                 jitted.trace = lambda *a, **k: obj.trace(instance, *a, **k)
@@ -127,12 +171,18 @@ class Job:
                                  f"{first_line(first)}") from None
 
     def args_list(self, entry: Entry, sig, is_method: bool, static: set, concrete: bool):
-        """Argument sets of the try-list, built lazily (concrete ones compile eager ops)."""
+        """Argument sets, best first: the user's example call, then the calls the module
+        itself makes (replayed), then the synthesized try-list (built lazily: concrete
+        arrays compile eager ops)."""
         fplan = self.fplan(entry)
         seen, errors = set(), []
+        for a in self.given_args(entry, fplan, errors):
+            seen.add(a.shapes)
+            yield a
         for step in range(synth.steps_for(fplan)):
             try:
-                a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method)
+                a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method,
+                                namespace=vars(self.module))
             except Exception as exc:  # noqa: BLE001 - a parameter we cannot build
                 errors.append(str(exc))
                 continue
@@ -141,6 +191,37 @@ class Job:
                 yield a
         if not seen:
             raise Unrunnable("no arguments could be built: " + "; ".join(errors[:1]))
+
+    def given_args(self, entry: Entry, fplan: dict, errors: list, force: bool = False):
+        """Arguments written in code: an example from [tool.jaxlint.confirm], or a call the
+        module makes (`step(params, batch)` after `params = init(key)`), evaluated in the
+        module's namespace. Only for the flagged function itself (not an enclosing one)."""
+        if not entry.direct and not force:
+            return
+        qualname = (self.f.get("function") or "") if not force else entry.code.co_name
+        example = (self.state.get("examples") or {}).get(qualname)
+        if example:
+            try:
+                args, kwargs = eval(f"__jaxlint_args__({example})",
+                                    {**vars(self.module), "__jaxlint_args__": _args})
+                yield synth.Args(list(args), kwargs, set(), [f"example from pyproject: ({example})"])
+            except Exception as exc:  # noqa: BLE001
+                errors.append(f"the example `{example}` raised {first_line(exc)}")
+        for call in fplan.get("calls", [])[:3]:
+            ns = {**vars(self.module), "__jaxlint_args__": _args}
+            for stmt in call["setup"]:
+                try:
+                    exec(stmt, ns)  # noqa: S102 - the module's own statements, replayed
+                except Exception:  # noqa: BLE001 - a statement that needs what we lack
+                    continue
+            try:
+                args, kwargs = eval(f"__jaxlint_args__({call['args']})", ns)
+            except Exception as exc:  # noqa: BLE001
+                errors.append(f"the call at line {call['line']} raised {first_line(exc)}")
+                continue
+            desc = [f"as called at line {call['line']}: ({_clip(call['args'])}) = "
+                    + ", ".join(_describe_value(v) for v in [*args, *kwargs.values()])]
+            yield synth.Args(list(args), kwargs, set(), desc)
 
     def first_args(self, entry: Entry, sig, is_method: bool, static: set):
         return next(iter(self.args_list(entry, sig, is_method, static, concrete=True)))
@@ -152,18 +233,82 @@ class Job:
         return watch.ran(self.line, self.end_line, self.key)
 
 
+def _unwrap(obj) -> Optional[types.CodeType]:
+    try:
+        fn = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001
+        return None
+    return getattr(fn, "__code__", None)
+
+
+def _args(*args, **kwargs):
+    return args, kwargs
+
+
+def _clip(text: str, n: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+def _describe_value(v) -> str:
+    leaves, tree = jax.tree_util.tree_flatten(v)
+    if tree.num_leaves == 1 and not tree.children() and hasattr(v, "shape"):
+        return f"{np.dtype(v.dtype).name}[{','.join(map(str, v.shape))}]"
+    if not leaves:
+        return _clip(repr(v), 30)
+    return f"{type(v).__name__} of {len(leaves)} leaves"
+
+
 class Unrunnable(Exception):
     """The finding cannot be run; the message is the reason."""
 
 
 # ---------------------------------------------------------------------- recipes
+# The errors JAX raises on Python operations on traced values (see the confirm-mode notes).
+_TRACE_ERRORS = frozenset({"TracerBoolConversionError", "ConcretizationTypeError",
+                           "TracerIntegerConversionError", "TracerArrayConversionError",
+                           "NonConcreteBooleanIndexError", "UnexpectedTracerError"})
+
+
+def _is_trace_error(exc: BaseException) -> bool:
+    return type(exc).__name__ in _TRACE_ERRORS or _SHAPE_ERROR in str(exc)
+
+
+def _is_expected(job: Job, exc: BaseException) -> bool:
+    """The exception class the rule predicts, exactly (a subclass is another error: JAX's
+    TracerBoolConversionError is a ConcretizationTypeError, but not the one `int(x)` raises)."""
+    expected = job.confirm.get("expected")
+    if type(exc).__name__ != expected:
+        return False
+    # `jnp.zeros(n)` raises a plain TypeError: only its wording tells it from other TypeErrors.
+    if expected == "TypeError" and job.f.get("code") == "JAX207" and _SHAPE_ERROR not in str(exc):
+        return False
+    return True
+
+
 def trace_error(job: Job) -> dict:
     expected = job.confirm.get("expected")
     if not expected:
         return verdict(COULD_NOT_RUN, "the rule gave no expected exception")
+    if not job.f.get("function"):
+        # Module-level code ran at import, which succeeded (a failure goes to import_verdict).
+        watch = job.state["import_watch"]
+        ran = watch.ran(job.line, job.end_line)
+        for exc in watch.raised:
+            if _is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line):
+                return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line} during import",
+                               f"{first_line(exc)}; raised at line {job.line} while importing "
+                               f"(the code caught it)")
+        if ran:
+            return verdict(NOT_REPRODUCED, f"line {job.line} ran at import without error",
+                           f"module-level line {job.line} ran {ran} time(s) while importing; "
+                           f"expected {expected}")
+        return verdict(COULD_NOT_RUN, f"module-level line {job.line} never ran",
+                       "it did not run at import (an `if __name__ == \"__main__\":` block "
+                       "does not run)")
     entry = job.entry()
     sig, is_method, static, jitted, _ = job.callables(entry)
-    tried, ran_clean, last_err = [], None, None
+    tried, ran_clean, last_err, mismatch = [], None, None, None
     for a in job.args_list(entry, sig, is_method, static, concrete=False):
         tried.append(a.shapes)
         with job.watch() as w:
@@ -173,22 +318,26 @@ def trace_error(job: Job) -> dict:
             except Exception as e:  # noqa: BLE001 - user code raises anything
                 exc = e
         if exc is not None:
-            names = [c.__name__ for c in type(exc).__mro__]
             lines = frame_lines(exc, job.path, job.key)
-            at_line = any(job.line <= n <= job.end_line for n in lines)
-            class_ok = expected in names
-            if expected == "TypeError" and type(exc) is TypeError and _SHAPE_ERROR not in str(exc) \
-                    and job.confirm.get("shape_error"):
-                class_ok = False
-            if class_ok and at_line:
+            if _is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line, job.key):
                 return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line}",
-                               first_line(exc), a.shapes)
+                               f"{first_line(exc)}; raised at {excerpt(exc)}", a.shapes)
+            if mismatch is None and job.ran_line(w) and _is_trace_error(exc):
+                # The line ran, and JAX raised a trace error, but not this one or not here.
+                mismatch = (exc, a.shapes)
             last_err = (exc, a.shapes, lines)
         elif job.ran_line(w):
             ran_clean = ran_clean or a.shapes
     if ran_clean:
         return verdict(NOT_REPRODUCED, f"traced without error; line {job.line} ran",
                        f"tried: {' | '.join(tried)}; expected {expected}", ran_clean)
+    if mismatch is not None:
+        exc, shapes = mismatch
+        frame = innermost_user_frame(exc)
+        where = frame.where() if frame is not None else "inside JAX"
+        return verdict(NOT_REPRODUCED, f"line {job.line} ran; {type(exc).__name__} came from "
+                                       f"{where}, not {expected} from line {job.line}",
+                       f"{first_line(exc)}; raised at {excerpt(exc) or where}", shapes)
     if last_err is not None:
         exc, shapes, lines = last_err
         where = f"at line {lines[-1]}" if lines else "outside the flagged function"
@@ -347,13 +496,14 @@ def stale_global(job: Job) -> dict:
     return _concrete_runs(job, body)
 
 
-def _tracers_in_globals(module) -> list[str]:
+def _tracers_in(roots: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """(path, tracer) for each tracer reachable from the roots (module globals, `self`)."""
     out = []
     tracer = jax.core.Tracer
 
     def look(value, where, depth):
         if isinstance(value, tracer):
-            out.append(where)
+            out.append((where, value))
         elif depth > 0:
             if isinstance(value, (list, tuple, set)):
                 for i, v in enumerate(list(value)[:100]):
@@ -366,23 +516,75 @@ def _tracers_in_globals(module) -> list[str]:
                 for k, v in list(vars(value).items())[:100]:
                     look(v, f"{where}.{k}", depth - 1)
 
-    for name, value in list(vars(module).items()):
-        if not name.startswith("__"):
-            look(value, name, 3)
+    for where, value in roots:
+        look(value, where, 3)
     return out
 
 
+def _roots(job: Job) -> list[tuple[str, Any]]:
+    roots = [(name, value) for name, value in list(vars(job.module).items())
+             if not name.startswith("__")]
+    if job.instance_obj is not None:
+        roots.append(("self", job.instance_obj))
+    return roots
+
+
+_TRACED_FN = re.compile(r"(?:while tracing the function|traced when the value leaked was) "
+                        r"(?P<name>[\w.<>]+) at (?P<file>.+?):(?P<line>\d+)")
+_CREATED_ON = re.compile(r"created on line (?P<file>.+?):(?P<line>\d+)")
+
+
+def _in_target(job: Job, file: str, line: int) -> bool:
+    """A def line or a source line that lies in the flagged function (nested bodies included)."""
+    if os.path.realpath(file) != os.path.realpath(job.path) or job.target is None:
+        return False
+    first, last = code_span(job.target)
+    return first <= line <= last
+
+
+def _made_by_target(job: Job, tracer) -> bool:
+    """The tracer belongs to a trace of the flagged function (or of a body nested in it):
+    its trace's debug info names the traced function and its def line."""
+    try:
+        info = tracer._trace.frame.debug_info.func_src_info  # "leaky at /path/mod.py:27"
+    except Exception:  # noqa: BLE001 - private API moved: fall back to "new since our trace"
+        return True
+    m = re.search(r" at (?P<file>.+?):(?P<line>\d+)$", str(info or ""))
+    return bool(m) and _in_target(job, m.group("file"), int(m.group("line")))
+
+
+def _leak_error_here(job: Job, exc: BaseException) -> Optional[str]:
+    """JAX's own leak report about the flagged function: `checking_leaks`' "Leaked trace"
+    (while tracing it) or an UnexpectedTracerError whose value was created in it."""
+    text = str(exc)
+    if type(exc).__name__ == "UnexpectedTracerError":
+        m = _CREATED_ON.search(text)
+        if m and _in_target(job, m.group("file"), int(m.group("line"))):
+            return f"UnexpectedTracerError: the leaked value was created at " \
+                   f"{os.path.basename(m.group('file'))}:{m.group('line')}"
+        return None
+    if "Leaked trace" in text:
+        m = _TRACED_FN.search(text)
+        if m and _in_target(job, m.group("file"), int(m.group("line"))):
+            chain = [ln.strip() for ln in text.splitlines() if "is referred to by" in ln]
+            return f"jax.checking_leaks(): Leaked trace while tracing {m.group('name')} at " \
+                   f"{os.path.basename(m.group('file'))}:{m.group('line')}" + (
+                       f"; {chain[-1]}" if chain else "")
+    return None
+
+
 def leak(job: Job) -> dict:
-    """A tracer stored outside the trace, found by scanning module globals after a plain trace
-    (cheap); else a module-level value that changes once per trace instead of once per call;
-    else jax.checking_leaks() (slow when something leaked: it searches reference chains)."""
+    """A tracer created by the flagged function and stored outside its trace: found in module
+    globals or in `self` after a plain trace (cheap), or reported by JAX itself (the leak
+    checker's "Leaked trace" while tracing the flagged function, an UnexpectedTracerError for
+    a value created in it); else a module-level value that changes once per trace."""
     entry = job.entry()
     sig, is_method, static, jitted, eager = job.callables(entry)
     name = job.confirm.get("global_name")
     tried, last_err = [], None
     for a in job.args_list(entry, sig, is_method, static, concrete=False):
         tried.append(a.shapes)
-        before = set(_tracers_in_globals(job.module))
+        before = {id(t) for _, t in _tracers_in(_roots(job))}
         jax.clear_caches()  # a cached trace runs nothing
         with job.watch() as w:
             try:
@@ -390,16 +592,22 @@ def leak(job: Job) -> dict:
                 failed = None
             except Exception as exc:  # noqa: BLE001
                 failed = exc
+        if failed is not None:
+            said = _leak_error_here(job, failed)
+            if said:
+                return verdict(CONFIRMED, "JAX reported the leaked tracer", said, a.shapes)
         if not job.ran_line(w):
             if failed is not None:
                 last_err = (failed, a.shapes)
             continue
-        found = [p for p in _tracers_in_globals(job.module) if p not in before]
+        found = [p for p, t in _tracers_in(_roots(job))
+                 if id(t) not in before and _made_by_target(job, t)]
         if name:
             found = [p for p in found if re.match(re.escape(name) + r"\b", p)]
         if found:
             return verdict(CONFIRMED, f"tracer leaked into {found[0]}",
-                           f"after tracing, {', '.join(found[:3])} holds a tracer", a.shapes)
+                           f"after tracing {job.f.get('function')}, {', '.join(found[:3])} holds "
+                           f"a tracer made while tracing it", a.shapes)
         if failed is not None:
             last_err = (failed, a.shapes)  # the trace failed for another reason: proves nothing
             continue
@@ -413,10 +621,11 @@ def leak(job: Job) -> dict:
                 jitted.trace(*a.args, **a.kwargs)
         except Exception as exc:  # noqa: BLE001
             checker = exc
-        checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
-        if checker is not None and name and re.search(r"\." + re.escape(name) + r"\b", str(checker)):
-            return verdict(CONFIRMED, "jax.checking_leaks() reported a leaked tracer", checker_text,
+        said = _leak_error_here(job, checker) if checker is not None else None
+        if said:
+            return verdict(CONFIRMED, "jax.checking_leaks() reported a leaked tracer", said,
                            a.shapes)
+        checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
         return verdict(NOT_REPRODUCED, "no tracer leaked",
                        f"line {job.line} ran under jax.checking_leaks(); no module global "
                        f"{'`' + name + '` ' if name else ''}holds a new tracer ({checker_text})",
@@ -445,8 +654,11 @@ def _runs_once(job: Job, name, entry, sig, is_method, static, jitted, eager) -> 
                     for _ in range(calls):
                         eager(*a.args, **a.kwargs)
             after_eager = getattr(job.module, name)
-        except Exception:  # noqa: BLE001 - try the next argument set
+        except Exception as exc:  # noqa: BLE001 - try the next argument set
             setattr(job.module, name, start)
+            said = _leak_error_here(job, exc)
+            if said:  # a later call used the tracer the flagged function leaked
+                return verdict(CONFIRMED, "JAX reported the leaked tracer", said, a.shapes)
             continue
         d_jit, d_eager = after_jit - start, after_eager - after_jit
         setattr(job.module, name, start)
@@ -487,19 +699,24 @@ def iterator(job: Job) -> dict:
 
 
 _MISS_AT = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
-_DEFINED_AT = re.compile(r"defined at (?P<file>.+?):(?P<line>\d+)")
+_MISSED_FN = re.compile(r"never seen function:\s+(\S+) id=|for (\S+) defined at")
 
 
 def _misses_at(job: Job, records: list[str]) -> list[str]:
     real = os.path.realpath(job.path)
     out = []
+    want = re.fullmatch(r"\w+\((\w+)\)", str(job.confirm.get("fun_name") or ""))
     for rec in records:
-        for rx in (_MISS_AT, _DEFINED_AT):
-            m = rx.search(rec)
-            if m and os.path.realpath(m.group("file")) == real \
-                    and job.line <= int(m.group("line")) <= job.end_line:
-                out.append(rec)
-                break
+        # The call site JAX names ("TRACING CACHE MISS at file:line") is the flagged line...
+        m = _MISS_AT.search(rec)
+        if not (m and os.path.realpath(m.group("file")) == real
+                and job.line <= int(m.group("line")) <= job.end_line):
+            continue
+        # ...and the function that missed is the flagged jit's, when the rule names it.
+        fn = _MISSED_FN.search(rec)
+        if want and fn and fn.group(1) != want.group(1) and fn.group(2) != want.group(1):
+            continue
+        out.append(rec)
     return out
 
 
@@ -617,7 +834,7 @@ def recompile(job: Job) -> dict:
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
             jax.clear_caches()  # count the compiles of this run, not of the import
             start = len(state["misses"])
-            state["budget"] = state["budget_total"]
+            state["budget"], state["spent"] = state["budget_total"], 0
             recorder = _CallRecorder(job)
             try:
                 with job.watch() as w, recorder:
@@ -628,7 +845,8 @@ def recompile(job: Job) -> dict:
             except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
                 last = (exc, a.shapes)
                 continue
-            records += state["misses"][start:]
+            # Only this run's misses: the import's were before jax.clear_caches().
+            records = state["misses"][start:]
             ran, shapes, last = job.ran_line(w), a.shapes, None
             break
         if last is not None:
@@ -652,15 +870,6 @@ def recompile(job: Job) -> dict:
                        f"signatures, each its own cache entry and compile ({n} compiled at this "
                        f"line, the rest earlier in the same run): {shown}"
                        + (f"; {evidence}" if evidence else ""), shapes)
-    if job.confirm.get("kind") == "overhead" and n == 0:
-        return verdict(COULD_NOT_RUN, "no jit compiled at this line",
-                       f"ran {how}; the overhead recipe measures a jit wrapper re-created per call",
-                       shapes)
-    if job.confirm.get("kind") == "overhead" and ran >= 2:
-        return verdict(CONFIRMED, f"overhead: {n} compile, {ran} x wrapper cost",
-                       f"jax.jit(...) re-created {ran} times ({how}); the trace cache is keyed on "
-                       f"the function, so it compiled {n} time(s) but paid the wrapper cost on "
-                       f"every call", shapes)
     seen = f"; the call used {len(distinct)} signature(s): " \
         f"{' | '.join(', '.join(d) for d in distinct[:2])}" if distinct else ""
     if n == 0:
@@ -671,6 +880,121 @@ def recompile(job: Job) -> dict:
     return verdict(NOT_REPRODUCED, f"{n} compile for {max(ran, len(calls))} calls",
                    f"ran {how}; {evidence or 'no cache miss at this line after the first'}{seen}",
                    shapes)
+
+
+class _JitTimer:
+    """Patches jax.jit while the flagged function runs: each jax.jit(...) made at the flagged
+    line is timed, and so is each call of what it returned. With `reuse`, the same function
+    (and options) gets the jitted object made the first time: what the fix would do."""
+
+    def __init__(self, job: Job, reuse: bool):
+        self.job, self.reuse = job, reuse
+        self.real = os.path.realpath(job.path)
+        self.create: list[float] = []
+        self.calls: list[float] = []
+        self.cache: dict = {}
+        self.original = jax.jit
+        self.patched: list[tuple[Any, str]] = []
+
+    def _at_line(self) -> bool:
+        frame = sys._getframe(2)
+        return os.path.realpath(frame.f_code.co_filename) == self.real \
+            and self.job.line <= frame.f_lineno <= self.job.end_line
+
+    def jit(self, fun, *args, **kwargs):
+        if not self._at_line():
+            return self.original(fun, *args, **kwargs)
+        t0 = time.perf_counter()
+        if self.reuse:
+            key = (id(fun), repr(args), repr(sorted(kwargs.items())))
+            jitted = self.cache.get(key)
+            if jitted is None:
+                jitted = self.cache[key] = self.original(fun, *args, **kwargs)
+        else:
+            jitted = self.original(fun, *args, **kwargs)
+        self.create.append(time.perf_counter() - t0)
+        calls = self.calls
+
+        def timed(*a, **k):
+            t1 = time.perf_counter()
+            out = jitted(*a, **k)
+            calls.append(time.perf_counter() - t1)
+            return out
+
+        return timed
+
+    def __enter__(self):
+        jax.jit = self.jit
+        for name, value in list(vars(self.job.module).items()):
+            if value is self.original:
+                setattr(self.job.module, name, self.jit)
+                self.patched.append((self.job.module, name))
+        return self
+
+    def __exit__(self, *exc):
+        jax.jit = self.original
+        for mod, name in self.patched:
+            setattr(mod, name, self.original)
+        return False
+
+    def cost(self) -> Optional[float]:
+        """Median seconds per execution of the line, the first (compiling) one left out."""
+        create, calls = self.create[1:], self.calls[1:]
+        if not create:
+            return None
+        med = lambda v: sorted(v)[len(v) // 2] if v else 0.0  # noqa: E731
+        return med(create) + med(calls)
+
+
+def overhead(job: Job) -> dict:
+    """JAX401: measure it. Run the flagged function as written, timing each jax.jit(...) made
+    at the flagged line and each call of it; run it again with one jitted object reused.
+    Confirmed when the line costs measurably more as written."""
+    if job.key is None or not job.f.get("function"):
+        return verdict(COULD_NOT_RUN, "overhead is measured inside a function only",
+                       f"line {job.line} is not in a function confirm mode can call")
+    entry = job.entry()
+    sig, is_method, static, _, eager = job.callables(entry)
+    last = None
+    for a in job.args_list(entry, sig, is_method, static, concrete=True):
+        timers = []
+        try:
+            for reuse in (False, True) * 3:
+                timer = _JitTimer(job, reuse)
+                job.state["budget"], job.state["spent"] = job.state["budget_total"], 0  # a full budget per run
+                try:
+                    with timer, contextlib.redirect_stdout(io.StringIO()):
+                        eager(*a.args, **a.kwargs)
+                except CompileBudget:
+                    pass  # another line recompiles; the samples so far still count
+                timers.append(timer)
+        except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
+            last = (exc, a.shapes)
+            continue
+        written = [t.cost() for t in timers[0::2]]
+        reused = [t.cost() for t in timers[1::2]]
+        runs = len(timers[0].create)
+        if any(c is None for c in written + reused):
+            if runs == 0:
+                return verdict(COULD_NOT_RUN, f"no jax.jit(...) ran at line {job.line}",
+                               f"called {job.f.get('function')}; line {job.line} never made a "
+                               f"jitted function", a.shapes)
+            return verdict(COULD_NOT_RUN, f"line {job.line} ran {runs} time(s): too few to time",
+                           "the first run compiles; the overhead needs two runs or more", a.shapes)
+        w, r = sorted(written)[1], sorted(reused)[1]  # medians of three runs each
+        text = (f"line {job.line} ran {runs} times per call of {job.f.get('function')}; "
+                f"jax.jit(...) plus its call took {w * 1e6:.0f} us (median of 3 runs) as written, "
+                f"{r * 1e6:.0f} us with one jitted object reused (runs: "
+                f"{', '.join(f'{c * 1e6:.0f}' for c in written)} us vs "
+                f"{', '.join(f'{c * 1e6:.0f}' for c in reused)} us)")
+        if w > 1.5 * r and w - r > 5e-6:
+            return verdict(CONFIRMED, f"overhead measured: {w * 1e6:.0f} us vs {r * 1e6:.0f} us "
+                                      f"per run of line {job.line}", text, a.shapes)
+        return verdict(NOT_REPRODUCED, f"no overhead measured at line {job.line}", text, a.shapes)
+    if last is not None:
+        return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                       f"{first_line(last[0])} (with {last[1]})", last[1])
+    return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
 
 
 class CompileBudget(BaseException):
@@ -702,21 +1026,26 @@ def prng(job: Job) -> dict:
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
                        shapes)
+    # The flagged sites: the earlier draw the rule names (`previous_line`), else the flagged
+    # line itself drawing again (a loop). A key equal to some other draw's proves nothing.
+    previous = job.confirm.get("previous_line")
+    sites = {int(previous)} if isinstance(previous, int) or str(previous).isdigit() else \
+        set(range(job.line, job.end_line + 1))
     for d in here:
         for other in draws:
-            if other is d or other["key"] != d["key"]:
+            if other is d or other["key"] != d["key"] or other["line"] not in sites:
                 continue
             same = ", giving identical values" if other["fn"] == d["fn"] and \
                 other["value"] == d["value"] else ""
             where = f"line {d['line']} drew twice" if other["line"] == d["line"] else \
-                f"lines {other['line']} and {d['line']} drew"
+                f"line {other['line']} and line {d['line']} drew"
             return verdict(CONFIRMED, f"{where} with the same key{same}",
                            f"{other['fn']} at line {other['line']} -> {other['value']}; "
                            f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})",
                            shapes)
-    return verdict(NOT_REPRODUCED, "every draw used a different key",
-                   f"{len(draws)} draws ({how}); none shares its key with the draw at line {job.line}",
-                   shapes)
+    at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
+    return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
+                   f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)
 
 
 def _resolve(dotted: str):
@@ -753,14 +1082,7 @@ def _import_error_at(path: Optional[str], line: int, end_line: int,
     """The import failed with AttributeError / ImportError in the file at the flagged line."""
     if path is None or not isinstance(exc, (AttributeError, ImportError)):
         return False
-    real = os.path.realpath(path)
-    tb = exc.__traceback__
-    while tb is not None:
-        if os.path.realpath(tb.tb_frame.f_code.co_filename) == real \
-                and line <= tb.tb_lineno <= end_line:
-            return True
-        tb = tb.tb_next
-    return False
+    return raised_at(exc, path, line, end_line)
 
 
 def removed_api(path: Optional[str], finding: dict, import_error: Optional[BaseException]) -> dict:
@@ -809,8 +1131,71 @@ RECIPES = {
     "leak": leak,
     "iterator": iterator,
     "recompile": recompile,
-    "overhead": recompile,
+    "overhead": overhead,
     "prng": prng,
     "timing": timing,
     "removed-api": lambda job: removed_api(job.path, job.f, None),
 }
+
+
+# Exceptions that are themselves the predicted problem when the flagged line raises them.
+_IMPORT_EVIDENCE = {
+    "leak": ("UnexpectedTracerError",),
+    "removed-api": ("AttributeError", "ImportError", "ModuleNotFoundError"),
+}
+
+
+def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
+                   exc: BaseException, state: dict) -> dict:
+    """The import is a run too. An error raised during import at the flagged line (its
+    innermost user frame) confirms the finding when it is the predicted error; an error
+    elsewhere means the flagged code could not run."""
+    kind = (finding.get("confirm") or {}).get("kind")
+    line = finding["line"]
+    end_line = max(finding.get("end_line") or line, line)
+    key = code_key(target) if target is not None else None
+    if isinstance(exc, CompileBudget):
+        if kind in ("recompile", "overhead"):
+            job = Job(None, path, finding, target, state)
+            misses = _misses_at(job, state["misses"])
+            if len(misses) >= 2 and kind == "recompile":
+                return verdict(CONFIRMED, f"{len(misses)} compiles at line {line} during import",
+                               f"the import was stopped by the compile budget ({exc}); "
+                               f"{len(misses)} cache misses were at line {line}: "
+                               f"{misses[min(1, len(misses) - 1)].strip()}")
+        where = _last_miss_line(path, state["misses"])
+        return verdict(COULD_NOT_RUN, "import stopped by the compile budget",
+                       f"{exc} while importing, "
+                       + (f"the compiles were at line {where}, not line {line}" if where
+                          and not line <= where <= end_line else "before the flagged code ran"))
+    at_line = raised_at(exc, path, line, end_line, key) or (
+        key is not None and raised_at(exc, path, line, end_line))
+    name = type(exc).__name__
+    shown = f"{first_line(exc)}; traceback: {excerpt(exc)}"
+    if kind == "removed-api":
+        return removed_api(path, finding, exc)
+    if at_line:
+        expected = (finding.get("confirm") or {}).get("expected")
+        wanted = _IMPORT_EVIDENCE.get(kind, ())
+        if kind == "trace-error" and expected:
+            fake = Job(None, path, finding, target, state)
+            ok = _is_expected(fake, exc)
+        else:
+            ok = name in wanted
+        if ok:
+            return verdict(CONFIRMED, f"{name} at line {line} during import", shown)
+        return verdict(COULD_NOT_RUN, f"import failed at line {line} with {name}",
+                       f"{shown}; the rule predicts "
+                       f"{expected or ' or '.join(wanted) or 'another failure'}")
+    frame = innermost_user_frame(exc)
+    where = f" at {frame.where()}" if frame is not None else ""
+    return verdict(COULD_NOT_RUN, f"import failed{where}", shown)
+
+
+def _last_miss_line(path: str, records: list[str]) -> Optional[int]:
+    real = os.path.realpath(path)
+    for rec in reversed(records):
+        m = _MISS_AT.search(rec)
+        if m and os.path.realpath(m.group("file")) == real:
+            return int(m.group("line"))
+    return None

@@ -7,6 +7,8 @@ for values used as sizes, an int32 scalar, then ranks 1-3, then (2,).
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -79,11 +81,43 @@ def _describe(name: str, shape, dtype) -> str:
     return f"{name}: {jnp.dtype(dtype).name}[{','.join(str(d) for d in shape)}]"
 
 
+def _array(step: int, concrete: bool):
+    dtype, shape = TRY_LIST[step]
+    dtype = dtype or "float32"
+    return _fill(shape, dtype, concrete), _describe("", shape, dtype)[2:]
+
+
+def _from_class(cls, step: int, concrete: bool, depth: int = 2):
+    """A dataclass (or NamedTuple) instance: arrays for array fields, a guess for the rest."""
+    if dataclasses.is_dataclass(cls):
+        fields = [(f.name, f.type) for f in dataclasses.fields(cls) if f.init]
+    elif isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        hints = getattr(cls, "__annotations__", {})
+        fields = [(n, hints.get(n)) for n in cls._fields]
+    else:
+        raise CannotBuild(f"{getattr(cls, '__name__', cls)} is not a dataclass")
+    values = {}
+    for name, ann in fields:
+        ann_name = ann if isinstance(ann, str) else getattr(ann, "__name__", "")
+        if ann_name in ("int", "float", "bool", "str"):
+            values[name] = {"int": 3, "float": 1.0, "bool": True, "str": "a"}[ann_name]
+        elif isinstance(ann, type) and depth > 0 and (dataclasses.is_dataclass(ann) or hasattr(ann, "_fields")):
+            values[name] = _from_class(ann, step, concrete, depth - 1)
+        else:
+            values[name] = _array(step, concrete)[0]
+    return cls(**values)
+
+
+def _seed(i: int) -> int:
+    return 1000 + i  # distinct per key parameter: equal keys would fake a reuse
+
+
 def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
-          static_names: set[str], skip_first: bool = False) -> Args:
+          static_names: set[str], skip_first: bool = False, namespace: Optional[dict] = None) -> Args:
     """Arguments for try-list step `step` (0-based). Raises CannotBuild."""
     out = Args()
     sizes: dict[str, int] = {}
+    n_keys = 0
     plan_params = {p["name"]: p for p in fplan.get("params", [])}
     params = list(sig.parameters.values())
     if skip_first and params:
@@ -102,8 +136,27 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
             out.static.add(par.name)
             out.desc.append(f"{par.name}={value!r}")
         elif p.get("key") or site.get("key"):
-            value = jax.random.PRNGKey(0) if concrete else jax.ShapeDtypeStruct((2,), jnp.uint32)
-            out.desc.append(f"{par.name}: key")
+            seed = _seed(n_keys)
+            n_keys += 1
+            value = jax.random.PRNGKey(seed) if concrete else jax.ShapeDtypeStruct((2,), jnp.uint32)
+            out.desc.append(f"{par.name}: PRNGKey({seed})")
+        elif (cls := _annotated_class(p, namespace)) is not None:
+            value = _from_class(cls, step, concrete)
+            out.desc.append(f"{par.name}: {cls.__name__}(...) from its fields, arrays "
+                            f"{_array(step, concrete)[1]}")
+        elif p.get("attrs") and not p.get("keys"):
+            # `state.step`, `state.params`: a namedtuple (a pytree) with those fields.
+            fields = [a for a in p["attrs"] if a.isidentifier() and not a.startswith("_")]
+            if not fields:
+                raise CannotBuild(f"`{par.name}`: no usable fields")
+            nt = collections.namedtuple(f"{par.name}_fields", fields)
+            value = nt(*[_array(step, concrete)[0] for _ in fields])
+            out.desc.append(f"{par.name}: namedtuple({', '.join(fields)}) of {_array(step, concrete)[1]}")
+        elif p.get("items"):
+            # `for layer in params: layer["w"]`: a list of two dicts with those keys.
+            value = [{k: _array(step, concrete)[0] for k in p["items"]} for _ in range(2)]
+            out.desc.append(f"{par.name}: 2 x {{{', '.join(map(repr, p['items']))}}} of "
+                            f"{_array(step, concrete)[1]}")
         elif "shape" in site or "dims" in p:
             shape = tuple(site["shape"]) if "shape" in site else _dims(p["dims"], sizes)
             dtype = site.get("dtype") or p.get("dtype") or "float32"
@@ -145,6 +198,20 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
         else:
             out.args.append(value)
     return out
+
+
+def _annotated_class(p: dict, namespace: Optional[dict]):
+    text = p.get("ann_text")
+    if not text or namespace is None or not text.replace(".", "").isidentifier():
+        return None
+    try:
+        cls = eval(text, dict(namespace))  # a dotted name only: no call runs
+    except Exception:  # noqa: BLE001
+        return None
+    if isinstance(cls, type) and (dataclasses.is_dataclass(cls) or
+                                  (issubclass(cls, tuple) and hasattr(cls, "_fields"))):
+        return cls
+    return None
 
 
 def _positional_index(params, par) -> int:

@@ -84,7 +84,9 @@ def _unwrap_code(obj) -> Optional[types.CodeType]:
 
 
 def _candidates(module):
-    for name, value in list(vars(module).items()):
+    # A notebook's earlier definitions of a name that a later cell redefined.
+    items = list(vars(module).items()) + list(vars(module).get("__jaxlint_defined__", ()))
+    for name, value in items:
         if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
             for attr, raw in list(vars(value).items()):
                 yield raw, value, attr
@@ -123,6 +125,8 @@ class LineWatch:
         self.counts: Counter = Counter()
         self._seen: dict[types.CodeType, bool] = {}
         self._old = None
+        self.raised: list[BaseException] = []
+        self._raised_ids: set[int] = set()
 
     def _wanted(self, code) -> bool:
         hit = self._seen.get(code)
@@ -141,6 +145,10 @@ class LineWatch:
     def _local(self, frame, event, arg):
         if event == "line":
             self.counts[(frame.f_code, frame.f_lineno)] += 1
+        elif event == "exception" and id(arg[1]) not in self._raised_ids and len(self.raised) < 100:
+            # Its first sighting in this file; kept even when the code catches it.
+            self._raised_ids.add(id(arg[1]))
+            self.raised.append(arg[1])
         return self._local
 
     def ran(self, first: int, last: int, key: Optional[tuple] = None) -> int:
@@ -177,3 +185,77 @@ def frame_lines(exc: BaseException, path: str, key: tuple[str, int]) -> list[int
             tb = tb.tb_next
         exc = exc.__cause__ or exc.__context__
     return out
+
+
+def _library_dirs() -> tuple[str, ...]:
+    import sysconfig
+
+    dirs = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib", "purelib",
+                                                                  "platlib")}
+    dirs.add(os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    return tuple(d + os.sep for d in dirs)
+
+
+_LIBRARY = _library_dirs()
+
+
+def is_user_file(filename: str) -> bool:
+    """Not the standard library, not an installed package (jax), not jaxlint itself."""
+    if filename.startswith("<"):
+        return False
+    return not os.path.realpath(filename).startswith(_LIBRARY)
+
+
+@dataclass
+class UserFrame:
+    filename: str
+    line: int
+    code: types.CodeType
+
+    def where(self) -> str:
+        return f"{os.path.basename(self.filename)}:{self.line}"
+
+
+def user_frames(exc: BaseException) -> list[UserFrame]:
+    """The frames of user code in the exception's own traceback, outermost first."""
+    out = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if is_user_file(code.co_filename):
+            out.append(UserFrame(code.co_filename, tb.tb_lineno, code))
+        tb = tb.tb_next
+    return out
+
+
+def innermost_user_frame(exc: BaseException) -> Optional[UserFrame]:
+    frames = user_frames(exc)
+    return frames[-1] if frames else None
+
+
+def raised_at(exc: BaseException, path: str, first: int, last: int,
+              key: Optional[tuple[str, int]] = None) -> bool:
+    """The innermost user frame of the traceback is in `path` at lines first..last (and, when
+    `key` is given, in that function): the error came from the flagged line, not from code
+    it called or from elsewhere in the file."""
+    frame = innermost_user_frame(exc)
+    if frame is None or os.path.realpath(frame.filename) != os.path.realpath(path):
+        return False
+    if key is not None and code_key(frame.code) != key:
+        return False
+    return first <= frame.line <= last
+
+
+def excerpt(exc: BaseException, limit: int = 3) -> str:
+    """The last user frames, `file:line: source`, innermost last."""
+    import linecache
+
+    parts = []
+    for fr in user_frames(exc)[-limit:]:
+        text = linecache.getline(fr.filename, fr.line).strip()
+        parts.append(f"{fr.where()}: {text}" if text else fr.where())
+    return " <- ".join(reversed(parts))
+
+
+def code_span(code: types.CodeType) -> tuple[int, int]:
+    return code.co_firstlineno, _last_line(code)

@@ -1,25 +1,30 @@
-"""The child process of confirm mode: imports jax once, then confirms file after file.
+"""The child process of confirm mode: imports jax once, then confirms each file in a fork.
 
     python -m jaxlint.confirm.worker WORKDIR START
 
-Reads WORKDIR/jobs.json; for each file from index START on, writes WORKDIR/start-<i> when it
-begins and WORKDIR/result-<i>.json when done (results go through files, because user code
-writes to stdout). The parent kills this process group if a file takes too long, and starts a
-fresh worker at the next index.
+Reads WORKDIR/jobs.json. This process stays pristine: it imports jax and installs the
+listeners, but never starts a JAX backend (XLA's thread pools do not survive a fork) and never
+runs user code. For each file from index START on it writes WORKDIR/start-<i>, forks, and the
+fork imports and confirms that one file, then writes WORKDIR/result-<i>.json (results go
+through files, because user code writes to stdout). So sys.modules, sys.path, the cwd, the
+environment and anything the user patched (jax.jit included) die with the fork; the next file
+starts from the same clean state. A fork that hangs or crashes is killed and reported here;
+the parent kills this whole process group only if this process itself stops answering.
 """
 
 from __future__ import annotations
 
 import collections
 import importlib
-import importlib.util
 import json
+import linecache
 import logging
 import os
 import signal
 import sys
 import time
 import traceback
+import types
 
 
 def _write(path: str, data) -> None:
@@ -49,9 +54,11 @@ def _install(state: State, jax) -> None:
             if str(fun_name)[4:-1] not in state.get("user_names", ()):
                 return
             state["budget"] -= 1
+            state["spent"] = state.get("spent", 0) + 1
             if state["budget"] < 0:
                 state["budget"] = state["budget_total"]
-                raise CompileBudget(f"stopped after {state['budget_total']} compiles")
+                spent, state["spent"] = state["spent"], 0
+                raise CompileBudget(f"stopped after {spent} compiles of the file's functions")
 
     jax.monitoring.register_event_duration_secs_listener(on_duration)
 
@@ -117,22 +124,67 @@ def _patch_random(state: State, jax) -> None:
             setattr(jax.random, name, wrap(name, fn))
 
 
-def _import(job: dict, index: int):
+def _import(job: dict, index: int, code: types.CodeType, cell_errors: list, timeout: float):
+    """Run the file as a module: by its dotted name inside a package, else from `code` (the
+    file's text, the stdin text, or a notebook's code cells in order)."""
     path = job["path"]
     sys.path.insert(0, os.path.dirname(path))
-    if job.get("package_root"):
+    if job.get("package_root") and "source" not in job:
         sys.path.insert(0, job["package_root"])
         return importlib.import_module(job["modname"])
     name = f"_jaxlint_target_{index}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
+    job["_budget"] = timeout * 0.6
+    module = types.ModuleType(name)
+    module.__file__ = path
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    if not job.get("cells"):
+        exec(code, module.__dict__)
+        return module
+    # A notebook: each cell on its own, in order. As in a kernel, a cell that raises does not
+    # stop the next one; its error is kept (it may be the evidence for a finding in it).
+    lines = job["source"].splitlines()
+    seen = module.__dict__.setdefault("__jaxlint_defined__", [])
+    # The import's own alarm is off for a notebook: each cell gets its own, so a slow cell
+    # (a big benchmark) is stopped and the later cells still run, within the total.
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    deadline = time.monotonic() + job["_budget"]
+    for first, last in job["cells"]:
+        left = deadline - time.monotonic()
+        if left <= 0.05:
+            cell_errors.append(_CellTimeout(f"the cells from line {first} on did not run: "
+                                            f"the notebook's time was spent"))
+            break
+        chunk = "\n" * (first - 1) + "\n".join(lines[first - 1:last]) + "\n"
+        signal.setitimer(signal.ITIMER_REAL, min(left, max(1.0, job["_budget"] / 3)))
+        try:
+            exec(compile(chunk, path, "exec"), module.__dict__)
+        except _Timeout:
+            cell_errors.append(_CellTimeout(f"the cell at line {first} was stopped: too slow"))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's cell failed
+            cell_errors.append(exc)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        # Notebooks redefine `f` cell after cell: keep every definition findable.
+        for name, value in list(vars(module).items()):
+            if callable(value) and not name.startswith("__") and \
+                    all(v is not value for _, v in seen):
+                seen.append((name, value))
     return module
+
+
+class _CellTimeout(Exception):
+    """A notebook cell stopped for time; kept with the cells' errors."""
 
 
 def _alarm(signum, frame):
     raise _Timeout()
+
+
+def _source(job: dict) -> str:
+    if "source" in job:
+        return job["source"]
+    with open(job["path"], encoding="utf-8") as fh:
+        return fh.read()
 
 
 def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[dict]:
@@ -144,35 +196,32 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
                  budget=state["budget_total"] * 5)
     try:
-        with open(path, encoding="utf-8") as fh:
-            source = compile(fh.read(), path, "exec")
+        text = _source(job)
+        source = compile(text, path, "exec")
     except Exception as exc:  # noqa: BLE001
         return [recipes.verdict(recipes.COULD_NOT_RUN, "cannot compile the file",
                                 recipes.first_line(exc))] * len(findings)
+    # Tracebacks and evidence quote lines from the text that ran, not from the disk.
+    linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     state["user_names"] = {c.co_name for c in all_codes(source)}
+    state["examples"] = job.get("examples") or {}
     watch = LineWatch(path)
     started = time.monotonic()
+    import_error = None
+    module = None
+    cell_errors: list[BaseException] = []
     try:
         signal.setitimer(signal.ITIMER_REAL, max(1.0, timeout * 0.8))
         try:
             with watch:
-                module = _import(job, index)
+                module = _import(job, index, source, cell_errors, timeout)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Timeout:
         return [recipes.verdict(recipes.COULD_NOT_RUN, "import timed out",
                                 f"importing {path} took over {timeout * 0.8:.0f} s")] * len(findings)
-    except recipes.CompileBudget as exc:
-        module = None
-        import_error = exc
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from user code
-        # A removed JAX name is confirmed by the failure itself; the rest cannot run.
-        return [recipes.removed_api(path, f, exc) if (f.get("confirm") or {}).get("kind")
-                == "removed-api" else recipes.verdict(recipes.COULD_NOT_RUN, "import failed",
-                                                      recipes.first_line(exc))
-                for f in findings]
-    else:
-        import_error = None
+        import_error = exc
     state["import_misses"] = list(state["misses"])
     state["import_watch"] = watch
     state["import_draws"] = list(state["draws"])
@@ -180,29 +229,33 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     for i, f in enumerate(findings):
         kind = (f.get("confirm") or {}).get("kind")
         recipe = recipes.RECIPES.get(kind)
+        if f.get("plan_error"):
+            out.append(recipes.verdict(recipes.COULD_NOT_RUN, "the confirm planner failed",
+                                       f["plan_error"]))
+            continue
         if recipe is None:
             out.append(recipes.verdict(recipes.COULD_NOT_RUN,
                                        f"no confirm recipe for this rule (kind: {kind or 'none'})"))
             continue
-        if kind == "removed-api":
-            out.append(recipes.removed_api(path, f, import_error))
-            continue
-        if module is None:
-            if kind in ("recompile", "overhead"):
-                out.append(recipes.verdict(recipes.CONFIRMED, "compile budget hit at import",
-                                           f"{import_error}; " + "; ".join(
-                                               m.strip().splitlines()[0]
-                                               for m in state["misses"][-2:])))
-            else:
-                out.append(recipes.verdict(recipes.COULD_NOT_RUN, "import failed",
-                                           str(import_error)))
-            continue
         code = find_target_code(source, f.get("function"), f.get("function_line"), f["line"])
+        if import_error is not None:
+            # The import is a run too: an error raised at the flagged line is the evidence.
+            out.append(recipes.import_verdict(path, f, code, import_error, state))
+            continue
+        here = [e for e in cell_errors if recipes.raised_at(
+            e, path, f["line"], max(f.get("end_line") or f["line"], f["line"]))]
+        if here and kind != "removed-api":
+            out.append(recipes.import_verdict(path, f, code, here[0], state))
+            continue
+        if kind == "removed-api":
+            out.append(recipes.removed_api(path, f, None))
+            continue
         rjob = recipes.Job(module, path, f, code, state)
         left = timeout * 0.9 - (time.monotonic() - started)
         budget = max(0.5, left / (len(findings) - i))
         # The compile budget stops runaway loops; only recompile probes need a small one.
         state["budget"] = state["budget_total"] if kind in ("recompile", "overhead") else 10**9
+        state["spent"] = 0
         try:
             signal.setitimer(signal.ITIMER_REAL, budget)
             try:
@@ -215,15 +268,84 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         except recipes.Unrunnable as exc:
             result = recipes.verdict(recipes.COULD_NOT_RUN, str(exc).split(":")[0][:80], str(exc))
         except recipes.CompileBudget as exc:
-            result = recipes.verdict(recipes.CONFIRMED if kind in ("recompile", "overhead")
-                                     else recipes.COULD_NOT_RUN, "compile budget hit", str(exc))
+            result = recipes.verdict(recipes.COULD_NOT_RUN, "compile budget hit",
+                                     f"{exc} while running the function, before a verdict")
         except BaseException as exc:  # noqa: BLE001 - SystemExit from user code included
             tb = traceback.extract_tb(exc.__traceback__)
             where = f" ({tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})" if tb else ""
             result = recipes.verdict(recipes.COULD_NOT_RUN, "confirm mode failed",
                                      recipes.first_line(exc) + where)
+        if cell_errors and result.get("verdict") == recipes.COULD_NOT_RUN:
+            failed = ", ".join(f"{type(e).__name__} at line {fr.line}" if (
+                fr := recipes.innermost_user_frame(e)) is not None else str(e)
+                for e in cell_errors[:4])
+            result["evidence"] = f"{result.get('evidence') or ''}; earlier cells failed: " \
+                                 f"{failed}".lstrip("; ")
+        if rjob.factory_args and result.get("verdict") != recipes.COULD_NOT_RUN:
+            result["shapes"] = f"{rjob.factory_args}; {result.get('shapes') or ''}".strip("; ")
+        if result.get("shapes") and result["shapes"] not in (result.get("evidence") or ""):
+            # Say which arguments ran, and how they were made.
+            result["evidence"] = f"{result.get('evidence') or ''}; arguments: " \
+                                 f"{result['shapes']}".lstrip("; ")
         out.append(result)
     return out
+
+
+def _signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return "unknown"
+
+
+def _could_not_run(n: int, summary: str, evidence: str) -> list[dict]:
+    return [{"verdict": "could not run", "summary": summary, "evidence": evidence, "shapes": ""}
+            for _ in range(n)]
+
+
+def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
+    """Run `fn()` in a fork that writes its JSON result to out_path. Returns how it ended:
+    ("ok", 0), ("timeout", 0), ("exit", code) or ("signal", number)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the fork: its own process group, so a hang is killed with its children
+        code = 0
+        try:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGALRM, _alarm)
+            _write(out_path, fn())
+        except BaseException:  # noqa: BLE001
+            traceback.print_exc()
+            code = 70
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)  # no atexit handlers of user code, no jax shutdown
+    deadline = time.monotonic() + timeout
+    delay = 0.001
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except (ProcessLookupError, PermissionError):
+                    pass
+            os.waitpid(pid, 0)
+            return "timeout", 0
+        time.sleep(delay)
+        delay = min(0.01, delay * 2)
+    if os.WIFSIGNALED(status):
+        return "signal", os.WTERMSIG(status)
+    return "exit", os.WEXITSTATUS(status)
+
+
+def _device(jax) -> dict:
+    devices = jax.devices()
+    return {"device": devices[0].device_kind or devices[0].platform}
 
 
 def main(argv: list[str]) -> int:
@@ -232,25 +354,52 @@ def main(argv: list[str]) -> int:
         spec = json.load(fh)
     try:
         import jax
-
-        devices = jax.devices()
-        device = devices[0].device_kind or devices[0].platform
+        import jax.numpy  # noqa: F401 - imported once here, shared by every fork
     except BaseException as exc:  # noqa: BLE001
         _write(os.path.join(workdir, f"failed-{start}.json"), {"error": f"{type(exc).__name__}: {exc}"})
         return 1
     state = State(budget_total=spec.get("compile_budget", 20))
     _install(state, jax)
-    signal.signal(signal.SIGALRM, _alarm)
+    import jaxlint.confirm.recipes  # noqa: F401 - imported before the forks, once
+    # The backend starts in a fork (never here): ask one fork which device JAX picks.
+    probe = os.path.join(workdir, f"device-{start}.json")
+    how, code = _in_fork(lambda: _device(jax), _PROBE_TIMEOUT, probe)
+    if how != "ok" and not (how == "exit" and code == 0 and os.path.exists(probe)):
+        why = {"timeout": "timed out", "signal": f"killed by signal {code}"}.get(
+            how, f"exited with code {code}")
+        _write(os.path.join(workdir, f"failed-{start}.json"),
+               {"error": f"starting the backend {why}"})
+        return 1
+    with open(probe, encoding="utf-8") as fh:
+        device = json.load(fh)["device"]
     _write(os.path.join(workdir, f"ready-{start}.json"), {"device": device})
-    jobs = spec["jobs"]
+    jobs, timeout = spec["jobs"], spec["timeout"]
     for index in range(start, len(jobs)):
         open(os.path.join(workdir, f"start-{index}"), "w").close()
-        results = run_file(jobs[index], index, state, jax, spec["timeout"])
+        job = jobs[index]
+        out = os.path.join(workdir, f"fork-{index}.json")
+        how, code = _in_fork(lambda: {"results": run_file(job, index, state, jax, timeout)},
+                             timeout, out)
+        n = len(job["findings"])
+        if how == "exit" and code == 0 and os.path.exists(out):
+            with open(out, encoding="utf-8") as fh:
+                results = json.load(fh)["results"]
+        elif how == "timeout":
+            results = _could_not_run(n, f"timed out after {timeout:g} s",
+                                     f"importing or running {job['path']} took over "
+                                     f"{timeout:g} s; its process was killed")
+        else:
+            what = f"was killed by signal {code} ({_signal_name(code)})" if how == "signal" \
+                else f"exited with code {code}"
+            results = _could_not_run(n, f"the interpreter {what}",
+                                     f"the process confirming {job['path']} {what}")
         for r in results:
             r["device"] = device
         _write(os.path.join(workdir, f"result-{index}.json"), {"results": results})
     return 0
 
+
+_PROBE_TIMEOUT = 120.0
 
 if __name__ == "__main__":
     # User code prints: keep our own stdout out of the protocol entirely.

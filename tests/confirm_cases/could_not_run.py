@@ -1,10 +1,16 @@
 """Findings that cannot be run, each for a different reason."""
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 
 
+class Params(NamedTuple):
+    w: jax.Array
+
+
 @jax.jit
-def pytree_param(params, x):
+def pytree_param(params: Params, x):
     if params.w > 0:  # case: pytree
         return x
     return -x
