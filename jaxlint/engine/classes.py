@@ -24,11 +24,19 @@ def read_classes(model) -> None:
 
 def _read(model, info: ClassInfo) -> None:
     node = info.node
+    meta: set[str] = set()
     for dec in node.decorators:
         expr = dec.decorator
         q = model.qualname(expr.func if isinstance(expr, cst.Call) else expr)
+        if q == "functools.partial" and isinstance(expr, cst.Call) and expr.args:
+            # partial(jax.tree_util.register_dataclass, data_fields=[...], meta_fields=[...])
+            q = model.qualname(expr.args[0].value)
         if q in jax_api.PYTREE_CLASS_DECORATORS:
             info.pytree = True
+            if isinstance(expr, cst.Call):
+                for arg in expr.args:
+                    if arg.keyword is not None and arg.keyword.value == "meta_fields":
+                        meta |= _strings(arg.value)
     inherited: dict[str, FieldInfo] = {}
     for base in node.bases:
         q = model.qualname(base.value)
@@ -54,7 +62,15 @@ def _read(model, info: ClassInfo) -> None:
                 if model.qualname(ann) == "typing.ClassVar" or (
                         isinstance(ann, cst.Subscript) and model.qualname(ann.value) == "typing.ClassVar"):
                     continue
-                info.fields[name] = FieldInfo(name, _static_field(model, small.value), ann)
+                static = name in meta or _static_field(model, small.value)
+                info.fields[name] = FieldInfo(name, static, ann)
+
+
+def _strings(expr: cst.BaseExpression) -> set[str]:
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return {el.value.evaluated_value for el in expr.elements
+                if isinstance(el.value, cst.SimpleString)}
+    return set()
 
 
 def _static_field(model, value: Optional[cst.BaseExpression]) -> bool:

@@ -9,6 +9,7 @@ functions are traced, by which transform and with which static arguments
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Iterator, Optional
 
@@ -434,6 +435,9 @@ class FileModel:
             for f in self.functions for bs in f.scope.bindings.values() for b in bs)
 
 
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
 class Positions:
     """`CodeRange`s of nodes, by top-level statement: `get(node)` and `[node]`."""
 
@@ -451,7 +455,7 @@ class Positions:
             try:
                 for stmt in module.body:
                     starts[stmt] = line
-                    line += module.code_for_node(stmt).count("\n")
+                    line += len(_LINE_BREAKS.findall(module.code_for_node(stmt)))
             except RecursionError:  # a statement too deep to print: Python's own line numbers
                 starts = self._starts_from_ast()
             self._start = starts

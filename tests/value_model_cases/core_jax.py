@@ -148,3 +148,23 @@ RAISES = {
     "forward": (lambda: forward(1.0, 2.0), "TracerBoolConversionError"),
     "numpy_in_tree_map": (lambda: numpy_in_tree_map({"a": jnp.ones(2)}), "TracerArrayConversionError"),
 }
+
+
+@partial(jax.tree_util.register_dataclass, data_fields=["w"], meta_fields=["depth"])
+@dataclasses.dataclass
+class Explicit:
+    w: jax.Array
+    depth: int
+
+
+@jax.jit
+def explicit_fields(e: Explicit, x):
+    for _ in range(e.depth):  # meta_fields: static
+        x = x + e.w
+    if e.w.sum() > 0:  # expect: JAX201
+        return x
+    return -x
+
+
+# It raises at the `if` (TracerBoolConversionError), so `range(e.depth)` ran: depth is static.
+RAISES["explicit_fields"] = (lambda: explicit_fields(Explicit(jnp.ones(3), 2), jnp.ones(3)), "TracerBoolConversionError")
