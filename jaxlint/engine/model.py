@@ -504,10 +504,22 @@ class Positions:
         if found is not None:
             return found
         top = self._top(node)
-        if top is None or top in self._done or top not in self._starts():
+        if top is None or top not in self._starts():
             return default
-        self._compute(top)
-        return self._ranges.get(node, default)
+        if top not in self._done:
+            self._compute(top)
+        done = self._done[top]
+        if done is None:
+            return default  # too deep to print
+        raw, offset = done
+        r = raw.get(node)
+        if r is None:
+            return default
+        from libcst._position import CodePosition, CodeRange
+
+        found = self._ranges[node] = CodeRange(CodePosition(r.start.line + offset, r.start.column),
+                                               CodePosition(r.end.line + offset, r.end.column))
+        return found
 
     def __getitem__(self, node: cst.CSTNode):
         found = self.get(node)
@@ -518,24 +530,20 @@ class Positions:
     def _compute(self, top: cst.CSTNode) -> None:
         # libcst's own position codegen, run on the one statement (not through a
         # MetadataWrapper, which would visit and index the whole tree first).
-        from libcst._position import CodePosition, CodeRange
         from libcst.metadata.position_provider import PositionProvider
 
-        self._done[top] = True
+        self._done[top] = None
         offset = self._starts()[top] - 1
         module = self.model.module
         provider = PositionProvider()
         state = _positions_state()(default_indent=module.default_indent,
-                                              default_newline=module.default_newline,
-                                              provider=provider)
+                                  default_newline=module.default_newline, provider=provider)
         try:
             top._codegen(state)
         except RecursionError:
             return  # a statement nested too deep for libcst: only it goes without positions
-        ranges = self._ranges
-        for node, r in provider._computed.items():
-            ranges[node] = CodeRange(CodePosition(r.start.line + offset, r.start.column),
-                                     CodePosition(r.end.line + offset, r.end.column))
+        # Shifted to the file's lines when asked for (most nodes never are).
+        self._done[top] = (provider._computed, offset)
 
 
 _STATE_CLASS = None
