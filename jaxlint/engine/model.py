@@ -517,8 +517,8 @@ class Positions:
             return default
         from libcst._position import CodePosition, CodeRange
 
-        found = self._ranges[node] = CodeRange(CodePosition(r.start.line + offset, r.start.column),
-                                               CodePosition(r.end.line + offset, r.end.column))
+        (sl, sc), (el, ec) = r
+        found = self._ranges[node] = CodeRange(CodePosition(sl + offset, sc), CodePosition(el + offset, ec))
         return found
 
     def __getitem__(self, node: cst.CSTNode):
@@ -549,9 +549,29 @@ class Positions:
 _STATE_CLASS = None
 
 
+class _Record:
+    """`record_syntactic_position` without a generator: positions as plain tuples."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state, node, start_node, end_node):
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self):
+        self.start = (self.state.line, self.state.column)
+
+    def __exit__(self, *exc):
+        state = self.state
+        computed = state.provider._computed
+        start = computed[self.start_node][0] if self.start_node is not None else self.start
+        end = computed[self.end_node][1] if self.end_node is not None else (state.line, state.column)
+        computed[self.node] = (start, end)
+        return False
+
+
 def _positions_state():
-    """libcst's position-recording codegen state, with a cheaper line/column update
-    (libcst splits every token with a regular expression)."""
+    """libcst's position-recording codegen state, made cheaper: positions are
+    (line, column) tuples, and a token without a line break skips the regex split."""
     global _STATE_CLASS
     if _STATE_CLASS is None:
         from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
@@ -566,6 +586,18 @@ def _positions_state():
                 segments = NEWLINE_RE.split(value)
                 self.line += len(segments) - 1
                 self.column = len(segments[-1])
+
+            def before_codegen(self, node) -> None:
+                self._stack.append((self.line, self.column))
+
+            def after_codegen(self, node) -> None:
+                start = self._stack.pop()
+                computed = self.provider._computed
+                if node not in computed:
+                    computed[node] = (start, (self.line, self.column))
+
+            def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+                return _Record(self, node, start_node, end_node)
 
         _STATE_CLASS = _State
     return _STATE_CLASS
