@@ -17,7 +17,8 @@ from jaxlint.config import Settings
 from jaxlint.engine import FileModel
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, Rule, all_rules
-from jaxlint.source import MAX_FILE_BYTES, content_digest, parse_source, read_bytes, read_source, source_lines
+from jaxlint.source import (MAX_FILE_BYTES, content_digest, parse_source, parse_source_and_tree, read_bytes,
+                            read_source, source_lines)
 
 
 def mentions_jax(text: str, extra_roots: Iterable[str] = ()) -> bool:
@@ -69,7 +70,7 @@ def _lint_text(text: str, path: str, settings: Settings,
     result = FileResult(path)
     if not mentions_jax(text, _extra_roots(settings)) or noqa.file_is_exempt(text):
         return result
-    module = parse_source(text, path)
+    module, tree = parse_source_and_tree(text, path)
     if isinstance(module, Diagnostic):
         result.diagnostics.append(module)
         return result
@@ -78,6 +79,7 @@ def _lint_text(text: str, path: str, settings: Settings,
     try:
         model = FileModel.build(module, path, settings.transforms())
         model.text = text
+        model.ast_tree = tree
     except RecursionError:
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result

@@ -125,7 +125,14 @@ def _ascii_compatible(encoding: str) -> bool:
 
 
 def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
-    """Parse with libcst, after Python's own parser has vetted the input.
+    """Parse with libcst, after Python's own parser has vetted the input."""
+    return parse_source_and_tree(text, path)[0]
+
+
+def parse_source_and_tree(text: str, path: str):
+    """(libcst Module or Diagnostic, Python's `ast.Module` of the vetting, or None).
+
+    Parse with libcst, after Python's own parser has vetted the input.
 
     Python's parser rejects in milliseconds the deeply nested input that makes
     libcst crash the interpreter or take seconds, and its syntax errors are the
@@ -139,19 +146,19 @@ def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
         msg = exc.msg
         python_error = Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
         if any(word in msg for word in _TOO_DEEP):
-            return python_error
+            return python_error, None
         # Newer syntax than this interpreter's (PEP 695 `type X = ...` on 3.11):
         # libcst's grammar decides. Its own syntax error is reported as Python's.
-        return _parse_libcst(text, path, python_error)
+        return _parse_libcst(text, path, python_error), None
     except (RecursionError, MemoryError):
-        return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
+        return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999"), None
     except ValueError as exc:
-        return Diagnostic(path, f"cannot parse file: {exc}", code="E999")
+        return Diagnostic(path, f"cannot parse file: {exc}", code="E999"), None
     if text.count("\n") > CHUNKED_PARSE_LINES:
         module = _parse_chunked(text, tree)
         if module is not None:
-            return module
-    return _parse_libcst(text, path, None)
+            return module, tree
+    return _parse_libcst(text, path, None), tree
 
 
 #: Files longer than this are parsed in pieces of about this many lines, split at

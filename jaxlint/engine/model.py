@@ -91,8 +91,10 @@ class FileModel:
         self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
         # Pytree classes of libraries (flax's TrainState), made on first use.
         self.library_classes: dict = {}
-        # The source text, when the caller has it (positions fall back on it).
+        # The source text and Python's ast of it, when the caller has them: top-level
+        # statements' line numbers come from the ast instead of printing every statement.
         self.text: Optional[str] = None
+        self.ast_tree = None
         self._counter = 0
 
     # ------------------------------------------------------------------ build
@@ -451,6 +453,10 @@ class Positions:
         if self._start is None:
             module = self.model.module
             line = 1 + len(module.header)  # each header EmptyLine is one line
+            starts = self._starts_from_ast() if self.model.ast_tree is not None else None
+            if starts:
+                self._start = starts
+                return starts
             starts = {}
             try:
                 for stmt in module.body:
@@ -466,13 +472,15 @@ class Positions:
         included), from the line of its first token as Python's parser numbers it."""
         import ast
 
-        text = self.model.text
-        if text is None:
-            return {}
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, RecursionError, MemoryError, ValueError):
-            return {}
+        tree = self.model.ast_tree
+        if tree is None:
+            text = self.model.text
+            if text is None:
+                return {}
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                return {}
         firsts = iter(tree.body)
         starts = {}
         for stmt in self.model.module.body:
