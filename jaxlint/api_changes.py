@@ -18,6 +18,8 @@ name under the same name, for rewriting `from X import name`.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Optional
 
@@ -228,6 +230,7 @@ MODULE_CHANGES: dict[str, RemovedAPI] = {
 }
 
 
+@functools.lru_cache(maxsize=256)
 def parse_version(text: str) -> tuple[int, ...]:
     """"0.4.26" -> (0, 4, 26); a suffix (rc1, .dev) is ignored."""
     out = []
@@ -243,6 +246,7 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=None)
 def installed_jax_version() -> Optional[str]:
     """The installed jax's version, from its metadata (static mode never imports jax)."""
     from importlib import metadata
