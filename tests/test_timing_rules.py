@@ -131,3 +131,17 @@ def test_unblocked_timer_measures_only_dispatch():
         out.block_until_ready()
         assert out.is_ready()
     assert not_ready >= 1
+
+
+def test_the_jit_inside_the_timed_call_is_part_of_the_work(lint):
+    # `jax.jit(f)` inside `jax.jit(f)(x)` is the work itself, not a call that may wait for it.
+    code = """
+        import time
+        import jax
+
+        def timed(f, x):
+            t = time.time()
+            y = jax.jit(f)(x)
+            return time.time() - t
+    """
+    assert findings(lint, code) == [(8, "JAX601")]

@@ -140,8 +140,8 @@ class TimingWithoutBlock(Rule):
         after = model.order[work]
         ancestors = set(model.ancestors(work))
         for c in region:
-            if model.order[c] <= after or c in ancestors:
-                continue
+            if model.order[c] <= after or c in ancestors or work in set(model.ancestors(c)):
+                continue  # before the work, around it, or part of it (`jax.jit(f)` in `jax.jit(f)(x)`)
             if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON:
                 continue
             if isinstance(c.func, cst.Attribute) and c.func.attr.value in _STORING_METHODS:
