@@ -17,8 +17,8 @@ from jaxlint.config import Settings
 from jaxlint.engine import FileModel
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, Rule, all_rules
-from jaxlint.source import (MAX_FILE_BYTES, content_digest, parse_source, parse_source_and_tree, read_bytes,
-                            read_source, source_lines)
+from jaxlint.source import (MAX_FILE_BYTES, content_digest, parse_source_and_tree, read_bytes, read_source,
+                            source_lines)
 
 
 def mentions_jax(text: str, extra_roots: Iterable[str] = ()) -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import codecs
-import dataclasses
 import errno
 import hashlib
 import io
@@ -221,51 +220,3 @@ def _parse_libcst(text: str, path: str, python_error: Optional[Diagnostic]):
                           col=exc.raw_column + 1, code="E999")
     except (RecursionError, MemoryError):
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
-
-
-def statement_positions(module: "cst.Module") -> dict:
-    """Positions of every node, computed one top-level statement at a time.
-
-    libcst's position pass generates the code of the whole module recursively, so
-    one statement nested a few hundred levels deep makes it fail for the file.
-    Here such a statement loses its own positions (its findings are skipped) and
-    every other statement keeps its. A statement's first line is found by
-    counting the line breaks before it, without generating code.
-    """
-    import libcst as cst
-    from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
-
-    out: dict = {}
-    line = 1 + len(module.header)
-    for stmt in module.body:
-        try:
-            mini = module.with_changes(body=[stmt], header=(), footer=())
-            positions = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
-        except (RecursionError, KeyError):  # libcst turns its RecursionError into a KeyError
-            positions = {}
-        shift = line - 1
-        for node, r in positions.items():
-            if node is not mini:
-                out[node] = CodeRange(CodePosition(r.start.line + shift, r.start.column),
-                                      CodePosition(r.end.line + shift, r.end.column))
-        line += _line_breaks(stmt, cst)
-    return out
-
-
-def _line_breaks(node, cst) -> int:
-    """How many line breaks the code of `node` holds (iterative: the node may be deep)."""
-    count = 0
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Newline):
-            count += 1 if n.value is None or n.value else 0
-        elif isinstance(n, (cst.SimpleWhitespace, cst.SimpleString, cst.FormattedStringText)):
-            count += len(_LINE_BREAK.findall(n.value))
-        for f in dataclasses.fields(n):
-            v = getattr(n, f.name)
-            if isinstance(v, cst.CSTNode):
-                stack.append(v)
-            elif isinstance(v, (tuple, list)):
-                stack.extend(x for x in v if isinstance(x, cst.CSTNode))
-    return count

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from jaxlint import __version__
 from jaxlint.formats import FormatContext, register, rule_url, verdict_suffix
-from jaxlint.source import read_source, source_lines
+
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"

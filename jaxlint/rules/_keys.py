@@ -124,7 +124,6 @@ class _KeyFlow:
 
     def _consuming_helpers(self) -> dict:
         """Functions whose positional parameter reaches a draw or split unchanged."""
-        model = self.model
         out: dict = {}
         for uses in self.uses_at.values():
             for use in uses:
@@ -141,32 +140,31 @@ class _KeyFlow:
 
     def _collect_call(self, call: cst.Call, consumers: dict) -> None:
         model = self.model
-        if True:
-            q = model.qualname(call.func)
-            if q in RANDOM_SAMPLERS:
-                kind = "sample"
-                arg = _key_argument(call)
-            elif q in RANDOM_SPLITTERS:
-                kind = "split"
-                arg = _key_argument(call)
-            else:
-                helper = model.resolve_function(call.func)
-                if helper is None or helper not in consumers:
-                    return
-                index, kind = consumers[helper]
-                pos = [a.value for a in call.args if a.keyword is None and not a.star]
-                if any(a.star for a in call.args) or index >= len(pos) or index < 0:
-                    return
-                arg = pos[index]
-                q = helper.name
-            key = _key_expr(arg) if arg is not None else None
-            if key is None or key[1] in self.shared_names:
+        q = model.qualname(call.func)
+        if q in RANDOM_SAMPLERS:
+            kind = "sample"
+            arg = _key_argument(call)
+        elif q in RANDOM_SPLITTERS:
+            kind = "split"
+            arg = _key_argument(call)
+        else:
+            helper = model.resolve_function(call.func)
+            if helper is None or helper not in consumers:
                 return
-            anchor = self._anchor(call)
-            if anchor is None or self._comprehension_variable(call, key[1]):
+            index, kind = consumers[helper]
+            pos = [a.value for a in call.args if a.keyword is None and not a.star]
+            if any(a.star for a in call.args) or index >= len(pos) or index < 0:
                 return
-            use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
-            self.uses_at.setdefault(anchor, []).append(use)
+            arg = pos[index]
+            q = helper.name
+        key = _key_expr(arg) if arg is not None else None
+        if key is None or key[1] in self.shared_names:
+            return
+        anchor = self._anchor(call)
+        if anchor is None or self._comprehension_variable(call, key[1]):
+            return
+        use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
+        self.uses_at.setdefault(anchor, []).append(use)
 
     def _comprehension_variable(self, call: cst.Call, name: str) -> bool:
         """Whether `name` at `call` is a comprehension's own variable: a new key each time."""

@@ -15,7 +15,6 @@ import libcst as cst
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children
 from jaxlint import jax_api
-from jaxlint.jax_api import STATIC_ATTRIBUTES
 
 
 @dataclass

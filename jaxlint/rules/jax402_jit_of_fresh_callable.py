@@ -117,7 +117,6 @@ class JitOfFreshCallable(Rule):
         if loop is not None:
             if isinstance(loop, cst.For):
                 changing |= {n.value for n in target_names(loop.target)}
-            body = loop.body
             for node in model.nodes(cst.Assign):
                 if rc.loop_body_contains(loop, node, model):
                     for t in node.targets:
