@@ -114,6 +114,24 @@ def has_unresolved_static(use: TransformUse) -> bool:
     return False
 
 
+def static_options(use: TransformUse):
+    """The static options of `use` given as literals: (keyword, values, by_name).
+
+    `static_argnums=(0, 2)` gives ("static_argnums", [0, 2], False); `static_argnames="n"`
+    gives ("static_argnames", ["n"], True). Options that are not literals are left out.
+    """
+    for kw in use.transform.static_argnums_kw:
+        if kw in use.kwargs:
+            got = _literal_ints(use.kwargs[kw])
+            if got is not None:
+                yield kw, got, False
+    for kw in use.transform.static_argnames_kw:
+        if kw in use.kwargs:
+            got = _literal_strs(use.kwargs[kw])
+            if got is not None:
+                yield kw, got, True
+
+
 def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> frozenset[str]:
     """Parameter names made static by `static_argnums` / `static_argnames` options.
 
@@ -121,14 +139,13 @@ def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> fro
     """
     names: set[str] = set()
     positional = info.positional[offset:]
-    for kw in use.transform.static_argnums_kw:
-        if kw in use.kwargs:
-            for i in _literal_ints(use.kwargs[kw]) or ():
-                if -len(positional) <= i < len(positional):
-                    names.add(positional[i])
-    for kw in use.transform.static_argnames_kw:
-        if kw in use.kwargs:
-            names.update(_literal_strs(use.kwargs[kw]) or ())
+    for _, values, by_name in static_options(use):
+        if by_name:
+            names.update(values)
+            continue
+        for i in values:
+            if -len(positional) <= i < len(positional):
+                names.add(positional[i])
     return frozenset(names)
 
 
@@ -213,6 +230,19 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
 
 
 
+def wrapped_target(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The function a wrapping call `jax.jit(f, ...)` / `jax.jit(fun=f)` transforms."""
+    pos = _positional(call)
+    return pos[0] if pos else next(
+        (a.value for a in call.args if a.keyword and a.keyword.value in ("fun", "f")), None)
+
+
+def wrapper_use(model, call: cst.Call) -> Optional[TransformUse]:
+    """The transform a wrapping call applies, with its options (None: not a transform)."""
+    t = transform_for(model, model.qualname(call.func))
+    return TransformUse(t, _kwargs(call, t), call) if t is not None else None
+
+
 def find_traced_functions(model) -> None:
     # Decorators.
     for info in model.functions:
@@ -235,9 +265,7 @@ def find_traced_functions(model) -> None:
         within = model.function_of(call)
         t = transform_for(model, fq)
         if t is not None:
-            pos = _positional(call)
-            target = pos[0] if pos else next(
-                (a.value for a in call.args if a.keyword and a.keyword.value in ("fun", "f")), None)
+            target = wrapped_target(call)
             if target is None:
                 continue
             parent = model.parent(call)
