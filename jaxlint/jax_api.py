@@ -438,3 +438,52 @@ TRACER_TYPES: frozenset[str] = frozenset({"jax.core.Tracer"})
 FAIL_UNDER_DIFFERENTIATION: frozenset[str] = frozenset({
     "builtins.float", "builtins.complex", "tolist", "numpy",
 })
+
+
+# Numerics (JAX7xx) --------------------------------------------------------------
+
+#: 64-bit dtypes, by name (`jnp.float64`, `np.float64`, `"float64"`) -> the dtype
+#: they name. JAX gives a 32-bit one instead while x64 is off (the default).
+#: Checked under jax 0.10.2: each request gives the 32-bit dtype, with a UserWarning
+#: "Explicitly requested dtype float64 requested in zeros is not available".
+X64_DTYPES: dict[str, str] = {
+    "float64": "float64", "double": "float64", "int64": "int64", "uint64": "uint64",
+    "complex128": "complex128", "cdouble": "complex128",
+}
+#: What each 64-bit dtype becomes while x64 is off.
+X64_NARROWED: dict[str, str] = {
+    "float64": "float32", "int64": "int32", "uint64": "uint32", "complex128": "complex64",
+}
+#: The same dtypes as strings NumPy accepts (`dtype="f8"`).
+X64_DTYPE_STRINGS: dict[str, str] = {
+    **X64_DTYPES, "f8": "float64", "i8": "int64", "u8": "uint64", "c16": "complex128",
+}
+#: Modules whose dtype objects these names are (`jnp.float64`, `np.float64`).
+X64_DTYPE_MODULES: tuple[str, ...] = ("jax.numpy", "numpy")
+#: Calls that turn x64 on (for the whole process, or in a `with` block).
+#: `jax.config.update("jax_enable_x64", ...)` and `JAX_ENABLE_X64` are found by their
+#: string; these are the calls that need none.
+X64_ENABLING_CALLS: frozenset[str] = frozenset({
+    "jax.enable_x64", "jax.experimental.enable_x64", "jax.experimental.x64_context.enable_x64",
+})
+#: The option's name, as a config string, an environment variable or an attribute
+#: (`jax.config.jax_enable_x64 = True`), compared lowercased.
+X64_OPTION = "jax_enable_x64"
+#: JAX functions (besides `jax.numpy.*` / `jax.random.*`, checked by `dtype=`) that
+#: take a dtype, and its position: -> (positional index, keyword).
+X64_DTYPE_ARGUMENTS: dict[str, tuple[int, str]] = {
+    "jax.lax.convert_element_type": (1, "new_dtype"),
+    "jax.numpy.array": (1, "dtype"), "jax.numpy.asarray": (1, "dtype"),
+    "jax.numpy.zeros": (1, "dtype"), "jax.numpy.ones": (1, "dtype"),
+    "jax.numpy.empty": (1, "dtype"), "jax.numpy.full": (2, "dtype"),
+    "jax.numpy.zeros_like": (1, "dtype"), "jax.numpy.ones_like": (1, "dtype"),
+    "jax.numpy.empty_like": (1, "dtype"), "jax.numpy.full_like": (2, "dtype"),
+    "jax.random.normal": (2, "dtype"), "jax.random.uniform": (2, "dtype"),
+}
+#: Prefixes of the JAX functions whose `dtype=` keyword is checked.
+X64_JAX_MODULES: tuple[str, ...] = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "jax.scipy.")
+#: jax.numpy functions that only describe a dtype (no array is made): never flagged.
+X64_DTYPE_QUERIES: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in (
+        "dtype", "finfo", "iinfo", "issubdtype", "can_cast", "promote_types", "result_type",
+    ))

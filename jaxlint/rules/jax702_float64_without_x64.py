@@ -1,0 +1,123 @@
+"""JAX702: a 64-bit dtype asked of JAX while x64 is off gives a 32-bit array."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.jax_api import (
+    X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
+    X64_DTYPE_QUERIES, X64_JAX_MODULES, X64_NARROWED, X64_OPTION,
+)
+from jaxlint.rules.base import Rule
+
+
+class Float64WithoutX64(Rule):
+    code = "JAX702"
+    name = "float64-without-x64"
+    summary = "jnp.float64 / int64 / complex128 without jax_enable_x64 silently become 32-bit"
+    severity = "warning"
+
+    def check(self):
+        model = self.model
+        if self._enables_x64():
+            return
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            dtype: Optional[str] = None
+            where = ""
+            if q is not None and q.startswith("jax.numpy.") and q[len("jax.numpy."):] in X64_DTYPES:
+                # `jnp.float64(x)`: the dtype itself, called.
+                dtype = X64_DTYPES[q[len("jax.numpy."):]]
+                where = f"`{self.source(call.func)}(...)`"
+            elif q is not None and q.startswith(X64_JAX_MODULES) and q not in X64_DTYPE_QUERIES:
+                arg = _dtype_argument(call, q)
+                dtype = arg is not None and self._x64_dtype(arg) or None
+                where = f"`{self.source(call.func)}(...)` with dtype `{self.source(arg)}`" if dtype else ""
+            elif q is None and isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
+                    and self._jax_array(call.func.value):
+                arg = _argument(call, 0, "dtype")
+                dtype = arg is not None and self._x64_dtype(arg) or None
+                where = f"`.astype({self.source(arg)})`" if dtype else ""
+            if not dtype:
+                continue
+            narrow = X64_NARROWED[dtype]
+            yield self.report(call, (
+                f"{where} asks for {dtype}, but x64 is off: JAX silently gives {narrow} instead "
+                f"(only a UserWarning), losing precision; enable x64 with "
+                f'`jax.config.update("jax_enable_x64", True)` at startup, or ask for {narrow} explicitly'))
+
+    # ------------------------------------------------------------------ helpers
+    def _enables_x64(self) -> bool:
+        """The file turns x64 on somewhere: `jax.config.update("jax_enable_x64", ...)`,
+        `JAX_ENABLE_X64` in the environment, `jax.enable_x64(...)`, ..."""
+        model = self.model
+        for node in model.nodes(cst.SimpleString):
+            if X64_OPTION in node.value.lower():
+                return True
+        for node in model.nodes(cst.FormattedStringText):
+            if X64_OPTION in node.value.lower():
+                return True
+        for node in model.nodes(cst.Name):
+            if node.value.lower() == X64_OPTION:
+                return True
+        for node in model.nodes(cst.Call):
+            if model.qualname(node.func) in X64_ENABLING_CALLS:
+                return True
+        for node in model.nodes(cst.ImportAlias):
+            name = node.name
+            if isinstance(name, cst.Attribute) and name.attr.value == "enable_x64" \
+                    or isinstance(name, cst.Name) and name.value == "enable_x64":
+                return True
+        return False
+
+    def _x64_dtype(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The 64-bit dtype `expr` names (`jnp.float64`, `np.int64`, `"float64"`), or None."""
+        if isinstance(expr, cst.SimpleString):
+            text = expr.evaluated_value
+            if isinstance(text, bytes):
+                return None
+            text = text.lstrip("<=")
+            return X64_DTYPE_STRINGS.get(text)
+        q = self.model.qualname(expr)
+        if q is None or "." not in q:
+            return None
+        module, name = q.rsplit(".", 1)
+        if module in X64_DTYPE_MODULES and name in X64_DTYPES:
+            return X64_DTYPES[name]
+        return None
+
+    def _jax_array(self, expr: cst.BaseExpression) -> bool:
+        """Known to be a JAX array: the model says so, or a call of a JAX function."""
+        if self.model.value(expr).array:
+            return True
+        if isinstance(expr, cst.Call):
+            q = self.model.qualname(expr.func)
+            return q is not None and q.startswith(("jax.numpy.", "jax.random.", "jax.lax."))
+        return False
+
+
+def _argument(call: cst.Call, index: int, keyword: str) -> Optional[cst.BaseExpression]:
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+        else:
+            if positional == index:
+                return arg.value
+            positional += 1
+    return None
+
+
+def _dtype_argument(call: cst.Call, q: str) -> Optional[cst.BaseExpression]:
+    if q in X64_DTYPE_ARGUMENTS:
+        index, keyword = X64_DTYPE_ARGUMENTS[q]
+        return _argument(call, index, keyword)
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return arg.value
+    return None
