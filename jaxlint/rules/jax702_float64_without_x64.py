@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.jax_api import (
     X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
     X64_DTYPE_QUERIES, X64_JAX_MODULES, X64_NARROWED, X64_OPTION,
@@ -40,7 +42,7 @@ class Float64WithoutX64(Rule):
                 arg = _argument(call, 0, "dtype")
                 dtype = arg is not None and self._x64_dtype(arg) or None
                 where = f"`.astype({self.source(arg)})`" if dtype else ""
-            if not dtype:
+            if not dtype or self._under_x64_check(call):
                 continue
             narrow = X64_NARROWED[dtype]
             yield self.report(call, (
@@ -49,6 +51,24 @@ class Float64WithoutX64(Rule):
                 f'`jax.config.update("jax_enable_x64", True)` at startup, or ask for {narrow} explicitly'))
 
     # ------------------------------------------------------------------ helpers
+    def _under_x64_check(self, call: cst.Call) -> bool:
+        """Inside `if x.dtype == jnp.float64:` (or any test naming a 64-bit dtype): the
+        code only runs when x64 is on, so it asks for what it gets."""
+        model = self.model
+        child = call
+        for anc in model.ancestors(call):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(anc, (cst.If, cst.IfExp, cst.While)) and child is not anc.test:
+                stack = [anc.test]
+                while stack:
+                    node = stack.pop()
+                    if self._x64_dtype(node):
+                        return True
+                    stack.extend(children(node))
+            child = anc
+        return False
+
     def _enables_x64(self) -> bool:
         """The file turns x64 on somewhere: `jax.config.update("jax_enable_x64", ...)`,
         `JAX_ENABLE_X64` in the environment, `jax.enable_x64(...)`, ..."""
