@@ -487,3 +487,25 @@ X64_DTYPE_QUERIES: frozenset[str] = frozenset(
     f"jax.numpy.{n}" for n in (
         "dtype", "finfo", "iinfo", "issubdtype", "can_cast", "promote_types", "result_type",
     ))
+# Numerics (JAX7xx): where-NaN gradients
+
+#: Functions whose derivative is inf or NaN where the input is out of range (0 for
+#: sqrt / log, -1 for log1p, +-1 for arcsin / arccos). In a branch of
+#: `jnp.where(cond, f(x), y)` that is not taken, reverse-mode differentiation still
+#: multiplies that derivative by 0: 0 * inf = NaN in the gradient (checked under
+#: jax 0.10.2 with jax.grad, value_and_grad, jacrev, vjp and jit(grad(...))).
+NAN_GRADIENT_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.numpy.sqrt", "jax.numpy.log", "jax.numpy.log2", "jax.numpy.log10", "jax.numpy.log1p",
+    "jax.numpy.arcsin", "jax.numpy.arccos", "jax.numpy.reciprocal",
+    "jax.lax.sqrt", "jax.lax.rsqrt", "jax.numpy.cbrt", "jax.lax.log", "jax.lax.log1p",
+})
+#: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
+NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
+#: Wrappers that keep an argument in range, so its derivative stays finite:
+#: the double-where pattern, and clamping (`jnp.maximum(x, eps)`, `jnp.clip`).
+NAN_GRADIENT_SAFE_WRAPPERS: frozenset[str] = frozenset({
+    "jax.numpy.where", "jax.numpy.maximum", "jax.numpy.clip", "jax.lax.max", "jax.lax.clamp",
+})
+#: Transforms that only push tangents forward: a NaN derivative of an untaken
+#: branch is selected away (jax.jvp / jax.linearize give a finite tangent).
+FORWARD_ONLY_TRANSFORMS: frozenset[str] = frozenset({"jvp", "linearize"})
