@@ -43,6 +43,8 @@ _CHECKPOINT = Transform("checkpoint", abstract=True, cached=False,
                         static_argnums_kw=("static_argnums",))
 _GRAD = Transform("grad", abstract=False, cached=False, positional_options=("argnums",),
                   differentiates=True)
+_JACFWD = Transform("jacfwd", abstract=False, cached=False, positional_options=("argnums",),
+                    differentiates=True)
 _JVP = Transform("jvp", abstract=False, cached=False, differentiates=True)
 _LINEARIZE = Transform("linearize", abstract=False, cached=False, differentiates=True)
 _VJP = Transform("vjp", abstract=False, cached=False, differentiates=True)
@@ -69,7 +71,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.ad_checkpoint.checkpoint": _CHECKPOINT,
     "jax.grad": _GRAD,
     "jax.value_and_grad": _GRAD,
-    "jax.jacfwd": _GRAD,
+    "jax.jacfwd": _JACFWD,
     "jax.jacrev": _GRAD,
     "jax.hessian": _GRAD,
     "jax.jvp": _JVP,
@@ -508,4 +510,4 @@ NAN_GRADIENT_SAFE_WRAPPERS: frozenset[str] = frozenset({
 })
 #: Transforms that only push tangents forward: a NaN derivative of an untaken
 #: branch is selected away (jax.jvp / jax.linearize give a finite tangent).
-FORWARD_ONLY_TRANSFORMS: frozenset[str] = frozenset({"jvp", "linearize"})
+FORWARD_ONLY_TRANSFORMS: frozenset[str] = frozenset({"jvp", "linearize", "jacfwd"})

@@ -6,6 +6,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine.model import children
+
 from jaxlint.jax_api import (FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_POWERS,
                              NAN_GRADIENT_SAFE_WRAPPERS)
 from jaxlint.rules.base import Rule
@@ -52,7 +54,7 @@ class WhereNanGradient(Rule):
                         continue
                     yield self.report(op, (
                         f"`{self.source(op)}` is differentiated where jnp.where does not take it: "
-                        f"under {func.transform_description() or 'grad'}, 0 times its inf derivative "
+                        f"under {_reverse_description(func)}, 0 times its inf derivative "
                         f"makes the gradient NaN; make the argument safe first "
                         f"(`safe = jnp.where(cond, {self.source(arg)}, 1.0)`) and use it in the "
                         f"branch (the double-where pattern)"), func)
@@ -65,12 +67,20 @@ def _reverse_mode(func) -> bool:
                for c in func.contexts.values())
 
 
+def _reverse_description(func) -> str:
+    """The reverse-mode transform to name in the message (`grad`, `jit(grad)`, `jacrev`)."""
+    for c in func.contexts.values():
+        if c.differentiates and not set(c.transforms) <= FORWARD_ONLY_TRANSFORMS:
+            return c.describe()
+    return "grad"
+
+
 def _traced_names(func) -> set[str]:
     """Traced parameters, and the names the function binds from them (under grad,
     `d2 = jnp.sum(x ** 2)` is a tracer too; the value analysis calls it concrete)."""
     out = {p for p, v in func.param_values.items() if v.traced}
     assigns = []
-    stack = list(func.node.children)
+    stack = children(func.node)
     while stack:
         node = stack.pop()
         if isinstance(node, _NESTED):
@@ -79,7 +89,7 @@ def _traced_names(func) -> set[str]:
             targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign)
                        else [node.target])
             assigns.append((_names(node.value), {n for t in targets for n in _names(t)}))
-        stack.extend(node.children)
+        stack.extend(children(node))
     changed = True
     while changed:
         changed = False
@@ -102,7 +112,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.Attribute):
             stack.append(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(children(node))
     return out
 
 
@@ -145,7 +155,7 @@ def _risky(model, expr: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.BaseExpr
                 yield node, node.right
             elif isinstance(node.operator, cst.Power) and _bad_exponent(node.right):
                 yield node, node.left
-        stack.extend(node.children)
+        stack.extend(children(node))
 
 
 def _is_safe(model, expr: cst.BaseExpression, guarded: set[str]) -> bool:
@@ -164,7 +174,7 @@ def _is_safe(model, expr: cst.BaseExpression, guarded: set[str]) -> bool:
 def _safe_names(func_node: cst.CSTNode) -> set[str]:
     """Names the function binds from a safe expression (`safe = jnp.where(c, x, 1.0)`)."""
     out: set[str] = set()
-    stack = list(func_node.children)
+    stack = children(func_node)
     while stack:
         node = stack.pop()
         if isinstance(node, _NESTED):
@@ -177,7 +187,7 @@ def _safe_names(func_node: cst.CSTNode) -> set[str]:
                 for t in targets:
                     if isinstance(t, cst.Name) and _looks_safe(value):
                         out.add(t.value)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return out
 
 
