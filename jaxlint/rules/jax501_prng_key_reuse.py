@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.rules._keys import key_findings_for, line_of
+from jaxlint.engine.keyflow import key_findings_for, line_of
 from jaxlint.rules.base import Rule
 
 

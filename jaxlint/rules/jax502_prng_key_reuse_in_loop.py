@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.rules._keys import key_findings_for
+from jaxlint.engine.keyflow import key_findings_for
 from jaxlint.rules.base import Rule
 
 

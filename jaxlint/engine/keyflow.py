@@ -1,4 +1,5 @@
-"""Key flow: where a PRNG key is drawn from, split, and rebound (JAX501-JAX503).
+"""Key flow, part of the file's model: where a PRNG key is drawn from, split, and
+rebound. JAX501-JAX503 read it (`key_findings_for`); no rule walks statements itself.
 
 A JAX key is an immutable value, so a key held by a name only changes when the
 name is rebound; passing it to any function cannot change it. The analysis runs
@@ -14,6 +15,7 @@ The result is computed once per file and shared by the three rules.
 
 from __future__ import annotations
 
+import enum
 import weakref
 from dataclasses import dataclass
 from typing import Optional
@@ -29,6 +31,16 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _ENDS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
+class KeyEvent(str, enum.Enum):
+    """What a call does to a key: draw numbers from it, or split it into new keys."""
+
+    SAMPLE = "sample"
+    SPLIT = "split"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(eq=False)
 class KeyUse:
     """One call that consumes a key: a draw or a split."""
@@ -36,7 +48,7 @@ class KeyUse:
     call: cst.Call
     key: str  # the key expression: "key", "keys[0]"
     base: str  # the name whose rebinding gives a new key
-    kind: str  # "sample" | "split"
+    kind: KeyEvent
     qualname: str  # "jax.random.normal"
     function: Optional[FunctionInfo]
     order: int
@@ -142,10 +154,10 @@ class _KeyFlow:
         model = self.model
         q = model.qualname(call.func)
         if q in RANDOM_SAMPLERS:
-            kind = "sample"
+            kind = KeyEvent.SAMPLE
             arg = _key_argument(call)
         elif q in RANDOM_SPLITTERS:
-            kind = "split"
+            kind = KeyEvent.SPLIT
             arg = _key_argument(call)
         else:
             helper = model.resolve_function(call.func)
@@ -290,7 +302,7 @@ class _KeyFlow:
         for use in self.uses_at.get(anchor, ()):
             previous = state.get(use.key)
             if previous is not None and not self._exclusive(previous, use):
-                if previous.kind == "split":
+                if previous.kind is KeyEvent.SPLIT:
                     self.findings.append(KeyFinding("JAX503", use, previous))
                 else:
                     self.findings.append(KeyFinding("JAX501", use, previous))
