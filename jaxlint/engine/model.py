@@ -68,6 +68,15 @@ def children(node: cst.CSTNode) -> list:
     return out
 
 
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it (iteratively: deep trees do not recurse)."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(children(cur))
+
+
 class FileModel:
     def __init__(self, module: cst.Module, path: str = "<string>",
                  extra_transforms: Optional[dict] = None):

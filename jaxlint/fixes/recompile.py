@@ -13,20 +13,13 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.model import FileModel, children
+from jaxlint.engine.model import FileModel, walk
 from jaxlint.fixes import build
 from jaxlint.fixes.edits import DISPLAY_ONLY, UNSAFE, Fix
 from jaxlint.rules import _recompile as rc
 
 _MESSAGE = "Create the jitted function once, before the loop"
 
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(children(cur))
 
 
 def bound_in(loop: cst.CSTNode) -> set[str]:
@@ -35,7 +28,7 @@ def bound_in(loop: cst.CSTNode) -> set[str]:
     targets = []
     if isinstance(loop, cst.For):
         targets.append(loop.target)
-    for node in _walk(loop):
+    for node in walk(loop):
         if isinstance(node, cst.AssignTarget):
             targets.append(node.target)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
@@ -49,7 +42,7 @@ def bound_in(loop: cst.CSTNode) -> set[str]:
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             out.add(node.name.value)
     for t in targets:
-        out.update(n.value for n in _walk(t) if isinstance(n, cst.Name))
+        out.update(n.value for n in walk(t) if isinstance(n, cst.Name))
     return out
 
 
@@ -67,7 +60,7 @@ def hoist_fix(model: FileModel, call: cst.Call) -> Optional[Fix]:
     loop = rc.repeating_loop(model, call)
     if not isinstance(loop, (cst.For, cst.While)):
         return Fix(DISPLAY_ONLY, _MESSAGE + " (at module level, in `__init__`, or in a factory)")
-    used = {n.value for n in _walk(call) if isinstance(n, cst.Name)}
+    used = {n.value for n in walk(call) if isinstance(n, cst.Name)}
     if used & bound_in(loop):
         return Fix(DISPLAY_ONLY, _MESSAGE + ", passing what changes in the loop as arguments")
     target = rc.wrapped_callable(call)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.engine.model import children
+from jaxlint.engine.model import walk
 
 from jaxlint.rules._impurity import trace_time_function, where
 from jaxlint.rules.base import Rule
@@ -95,7 +95,7 @@ class StaleGlobalRead(Rule):
             if model.function_of(stmt) is None and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0].target, cst.Name) \
                     and any(isinstance(n, cst.Name) and n.value == top.name
-                            for n in _names_in(stmt.value)):
+                            for n in walk(stmt.value)):
                 names.add(stmt.targets[0].target.value)
         users = set()
         runs = []
@@ -154,22 +154,3 @@ class StaleGlobalRead(Rule):
                 return True
             child = anc
         return True
-
-
-def _names_in(tree: cst.CSTNode):
-    stack = [tree]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(children(cur))
-
-
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    stack = [tree]
-    while stack:
-        cur = stack.pop()
-        if cur is node:
-            return True
-        stack.extend(children(cur))
-    return False
-

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
-from jaxlint.engine.model import children
+from jaxlint.engine.model import walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
 
@@ -137,7 +137,7 @@ class JitOfFreshCallable(Rule):
         else:
             return False
         for part in parts:
-            for node in _walk(part):
+            for node in walk(part):
                 if isinstance(node, cst.Name) and node.value in changing:
                     return True
         return False
@@ -172,13 +172,6 @@ def _method_of_instance(model, attr: cst.Attribute):
         found = klass.methods[attr.attr.value]
     return found
 
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(children(cur))
 
 
 def _function_name(expr) -> str:
