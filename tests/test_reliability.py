@@ -261,6 +261,15 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
         assert r.stdout.startswith("bad.py:")
 
 
+def test_fix_refuses_a_fifo_without_blocking(tmp_path):
+    # --fix reads files itself: through the same reader, so a FIFO is refused, not read.
+    os.mkfifo(tmp_path / "x.py")
+    (tmp_path / "old.py").write_text("import jax\njax.tree_map(abs, [1])\n")
+    r = run("check", "--fix", "--no-cache", ".", cwd=tmp_path, timeout=20)
+    assert "x.py: E902 is a FIFO, not a regular file; skipped" in r.stderr
+    assert (tmp_path / "old.py").read_text() == "import jax\njax.tree.map(abs, [1])\n"
+
+
 def test_a_device_named_on_the_command_line_is_refused(tmp_path):
     r = run("--no-cache", "/dev/zero", cwd=tmp_path, timeout=20)
     assert r.returncode == 1

@@ -184,11 +184,14 @@ def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = 
     """Fix one file (a notebook in place); write it only when it changed and `write`."""
     if path.endswith(".ipynb"):
         return fix_notebook(path, settings, unsafe, write)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        return Diagnostic(path, f"cannot read file: {exc.strerror or exc}")
+    from jaxlint.source import MAX_FILE_BYTES, read_bytes
+
+    # The linter's reader: a FIFO or device named x.py is refused, never read (it would block).
+    data = read_bytes(path, MAX_FILE_BYTES)
+    if isinstance(data, Diagnostic):
+        return data
+    if len(data) > MAX_FILE_BYTES:
+        return Diagnostic(path, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
     try:
         text, encoding, bom = _decode(data)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
@@ -234,11 +237,11 @@ def fix_notebook(path: str, settings: Settings, unsafe: bool = False, write: boo
     from jaxlint import notebook
 
     if data is None:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            return Diagnostic(path, f"cannot read notebook: {exc.strerror or exc}")
+        from jaxlint.source import read_bytes
+
+        data = read_bytes(path, notebook.MAX_NOTEBOOK_BYTES)
+        if isinstance(data, Diagnostic):
+            return data
     try:
         raw = data.decode("utf-8-sig")
         nb = json.loads(raw)
