@@ -35,6 +35,20 @@ def _rebindable(model: FileModel, base: cst.BaseExpression) -> bool:
     return base.value in scope.bindings or base.value in scope.globals or base.value in scope.nonlocals
 
 
+def at_update(base: str, index: str, op: Optional[str], value: str, operand: Optional[str] = None) -> str:
+    """The `.at[]` form of `base[index] = value` (op None) or `base[index] op value`.
+
+    `+=` and kin map to their `.at[]` method; other operators become
+    `.set(base[index] OP operand)` (`operand`: the value, parenthesised if needed).
+    """
+    if op is None:
+        return f"{base} = {base}.at[{index}].set({value})"
+    method = jax_api.AUGMENTED_AT_METHODS.get(op)
+    if method is not None:
+        return f"{base} = {base}.at[{index}].{method}({value})"
+    return f"{base} = {base}.at[{index}].set({base}[{index}] {op[:-1]} {operand or value})"
+
+
 def item_assignment(model: FileModel, target: cst.Subscript) -> Optional[Fix]:
     """`x[i] = v` -> `x = x.at[i].set(v)`; `x[i] += v` -> `x = x.at[i].add(v)`."""
     code = lambda n: build.code(model, n)  # noqa: E731
@@ -49,14 +63,10 @@ def item_assignment(model: FileModel, target: cst.Subscript) -> Optional[Fix]:
     index = ", ".join(code(el.slice) for el in target.slice)
     value = code(stmt.value)
     if isinstance(stmt, cst.Assign):
-        text = f"{base} = {base}.at[{index}].set({value})"
+        text = at_update(base, index, None, value)
     else:
-        op = code(stmt.operator).strip()
-        method = jax_api.AUGMENTED_AT_METHODS.get(op)
-        if method is not None:
-            text = f"{base} = {base}.at[{index}].{method}({value})"
-        else:
-            text = f"{base} = {base}.at[{index}].set({base}[{index}] {op[:-1]} {build.parenthesize(stmt.value, value)})"
+        text = at_update(base, index, code(stmt.operator).strip(), value,
+                         build.parenthesize(stmt.value, value))
     message = f"Rebind: `{text}` ({_REBIND_NOTE})"
     if not _rebindable(model, target.value):
         return Fix(DISPLAY_ONLY, message + f"; `{base}` is not bound in this function, so pass it in and return it")

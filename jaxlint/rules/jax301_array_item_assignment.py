@@ -9,6 +9,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.evaluate import is_array_annotation
 from jaxlint.engine.functions import FunctionInfo
+from jaxlint.fixes.mutation import at_update
 from jaxlint.rules.base import Report, Rule
 
 # Evidence that a traced parameter is an array and not a list or dict pytree.
@@ -82,15 +83,10 @@ class ArrayItemAssignment(Rule):
         value = code(stmt.value)
         if len(value) > 30:
             value = "v"
+        fix = at_update(base, index, op, value)
         if op is None:
-            fix = f"{base} = {base}.at[{index}].set({value})"
             what = f"item assignment `{self.source(target)} = ...`"
         else:
-            method = jax_api.AUGMENTED_AT_METHODS.get(op)
-            if method is not None:
-                fix = f"{base} = {base}.at[{index}].{method}({value})"
-            else:
-                fix = f"{base} = {base}.at[{index}].set({base}[{index}] {op[:-1]} {value})"
             what = f"augmented item assignment `{self.source(target)} {op} ...`"
         func = model.function_of(target)
         where = ""
