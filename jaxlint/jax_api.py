@@ -511,3 +511,28 @@ NAN_GRADIENT_SAFE_WRAPPERS: frozenset[str] = frozenset({
 #: Transforms that only push tangents forward: a NaN derivative of an untaken
 #: branch is selected away (jax.jvp / jax.linearize give a finite tangent).
 FORWARD_ONLY_TRANSFORMS: frozenset[str] = frozenset({"jvp", "linearize", "jacfwd"})
+
+# Performance hints (opt-in)
+
+#: A Python `for` loop in traced code is unrolled: every iteration is traced and
+#: inlined into the program. Compile time of `x = jnp.sin(x) * 1.01 + i` in a loop,
+#: measured under jax 0.10.2 on CPU: 10 iterations 0.04 s, 100: 0.16 s, 300: 0.64 s,
+#: 1000: 3.0 s, against 0.03-0.04 s for `lax.fori_loop` at every length. From this
+#: many iterations on, the loop is reported (JAX407).
+UNROLLED_LOOP_ITERATIONS: int = 100
+#: Calls that copy an array to the host, waiting for the computation that makes it
+#: (JAX602 reports them on every iteration of a loop of jitted steps).
+HOST_SYNC_FUNCTIONS: frozenset[str] = frozenset({
+    "builtins.float", "builtins.int", "builtins.print", "numpy.asarray", "numpy.array",
+    "jax.device_get",
+})
+HOST_SYNC_METHODS: frozenset[str] = frozenset({"item", "tolist"})
+#: Where a host copy of a metric goes when it is only logged: `print`, `logging`,
+#: and the methods of loggers, progress bars, writers and lists. A copy used for
+#: anything else (an action handed to an environment) is needed on every step.
+LOGGING_FUNCTIONS: frozenset[str] = frozenset({"builtins.print", "wandb.log"})
+LOGGING_MODULES: tuple[str, ...] = ("logging.", "absl.logging.")
+LOGGING_METHODS: frozenset[str] = frozenset({
+    "append", "extend", "add_scalar", "add_scalars", "log", "info", "debug", "warning", "write",
+    "set_postfix", "set_description", "log_metrics", "write_scalars", "scalar",
+})

@@ -57,11 +57,13 @@ def source_line(file: Path, row: int, cell: int | None) -> str:
         return ""
 
 
-def run_jaxlint(target: Path, jaxlint_root: Path) -> list[dict]:
+def run_jaxlint(target: Path, jaxlint_root: Path, extend_select: str = "") -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(jaxlint_root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     # The default selection: what a user sees without configuring anything.
+    # `--extend-select JAX407,JAX602` adds opt-in rules to measure them.
+    extra = ["--extend-select", extend_select] if extend_select else []
     proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "json",
-                           str(target)], capture_output=True, text=True, env=env)
+                           *extra, str(target)], capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 1):
         sys.stderr.write(proc.stderr)
         raise SystemExit(f"jaxlint failed with exit status {proc.returncode}")
@@ -71,14 +73,15 @@ def run_jaxlint(target: Path, jaxlint_root: Path) -> list[dict]:
     return [f for f in json.loads(proc.stdout or "[]") if f.get("code", "").startswith("JAX")]
 
 
-def findings_for(corpus: Path, set_name: str, sets: dict[str, str], jaxlint_root: Path) -> list[dict]:
+def findings_for(corpus: Path, set_name: str, sets: dict[str, str], jaxlint_root: Path,
+                 extend_select: str = "") -> list[dict]:
     out = []
     base = corpus / set_name
     if not base.is_dir():
         print(f"no corpus at {base} (run fetch_corpus.py)", file=sys.stderr)
         return out
     local = {r.replace("/", "__"): r for r, s in sets.items() if s == set_name}
-    for f in run_jaxlint(base, jaxlint_root):
+    for f in run_jaxlint(base, jaxlint_root, extend_select):
         rel = Path(f["filename"]).resolve().relative_to(base.resolve())
         repo = local.get(rel.parts[0], rel.parts[0])
         path = Path(*rel.parts[1:]).as_posix()
@@ -154,6 +157,8 @@ def main(argv=None) -> int:
     ap.add_argument("--judged", type=Path, default=HERE / "judged.tsv")
     ap.add_argument("--repos", type=Path, default=HERE / "repos.tsv")
     ap.add_argument("--jaxlint-root", type=Path, default=ROOT)
+    ap.add_argument("--extend-select", default="", metavar="CODES",
+                    help="opt-in rules to measure as well, e.g. JAX407,JAX602")
     ap.add_argument("--write-unjudged", type=Path, metavar="FILE",
                     help="append the unjudged findings to FILE (judged.tsv columns, verdict empty)")
     ap.add_argument("--findings-json", type=Path, metavar="FILE", help="also dump the joined findings")
@@ -164,7 +169,7 @@ def main(argv=None) -> int:
     names = ["user", "library"] if args.set == "all" else [args.set]
     allf = []
     for s in names:
-        fs = findings_for(args.corpus, s, sets, args.jaxlint_root)
+        fs = findings_for(args.corpus, s, sets, args.jaxlint_root, args.extend_select)
         join(fs, judged)
         report(fs, f"set {s}")
         allf += fs

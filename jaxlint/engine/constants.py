@@ -1,0 +1,67 @@
+"""Python integers the code states outright: literals, arithmetic on them, and
+names bound once to one (`N_STEPS = 1000` at module level).
+
+Anything else (a parameter, a name bound twice, a call) is not a constant: the
+rules that read these stay silent on it.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.engine.scopes import BindingKind
+
+_BINARY = {
+    cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod, cst.LeftShift: operator.lshift,
+}
+# Big enough for any real loop count or index; keeps `2 ** 10 ** 9` from running.
+_LIMIT = 1 << 64
+
+
+def int_constant(model, expr: cst.BaseExpression, _depth: int = 0) -> Optional[int]:
+    """The int `expr` always evaluates to, or None when it is not stated in the code."""
+    if _depth > 20:
+        return None
+    if isinstance(expr, cst.Integer):
+        return int(expr.value.replace("_", ""), 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        inner = int_constant(model, expr.expression, _depth + 1)
+        if inner is None:
+            return None
+        return -inner if isinstance(expr.operator, cst.Minus) else inner
+    if isinstance(expr, cst.BinaryOperation):
+        left = int_constant(model, expr.left, _depth + 1)
+        right = int_constant(model, expr.right, _depth + 1)
+        if left is None or right is None:
+            return None
+        if isinstance(expr.operator, cst.Power):
+            if right < 0 or right > 64 or abs(left) > _LIMIT:
+                return None
+            return left ** right
+        op = _BINARY.get(type(expr.operator))
+        if op is None or (op in (operator.floordiv, operator.mod) and right == 0) \
+                or (op is operator.lshift and not 0 <= right <= 64):
+            return None
+        value = op(left, right)
+        return value if abs(value) <= _LIMIT else None
+    if isinstance(expr, cst.Name):
+        return _bound_once(model, expr, _depth)
+    return None
+
+
+def _bound_once(model, name: cst.Name, depth: int) -> Optional[int]:
+    """A module-level name assigned exactly once, to a constant int (`N = 1000`)."""
+    scope = model.scope_of(name)
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or scope.module.bindings.get(name.value) is not bindings:
+        return None
+    binding = bindings[0]
+    node = binding.node
+    if binding.kind != BindingKind.ASSIGN or not isinstance(node, cst.Assign) \
+            or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+        return None
+    return int_constant(model, node.value, depth + 1)
