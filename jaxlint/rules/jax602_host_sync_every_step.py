@@ -29,6 +29,8 @@ class HostSyncEveryStep(Rule):
         model = self.model
         steps: dict[cst.CSTNode, list] = {}
         for call, loop, callee in rc.jitted_calls_in_loops(model):
+            if not isinstance(loop, (cst.For, cst.While)):
+                continue  # a comprehension collects results; it logs nothing
             steps.setdefault(loop, []).append((call, callee, self._result_names(call)))
         for loop, calls in steps.items():
             inner = [(c, callee, names) for other, more in steps.items()
