@@ -1,8 +1,9 @@
 """The value analysis: which expressions are traced, static, or unknown.
 
 Each function body is interpreted once per round, statement by statement, with
-an environment from names to `Value`s. Branches are joined; loop bodies run
-twice so that loop-carried values settle. Calls from a traced function to a
+an environment from names to `Value`s, by the walker the key flow shares
+(`engine.flow`). Branches are joined; loop bodies run twice so that loop-carried
+values settle. Calls from a traced function to a
 function of this file make that function a traced helper, and the analysis
 repeats until nothing changes.
 """
@@ -15,6 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
 from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
@@ -101,7 +103,15 @@ def is_array_annotation(model, ann: cst.BaseExpression) -> bool:
     return False
 
 
-class _Evaluator:
+_State = tuple  # (environment, whether the path has ended)
+
+
+class _Evaluator(Flow):
+    # Loop bodies run twice, each time from the join with the state before the
+    # loop (it may run zero times), so that loop-carried values settle.
+    loop_passes = 2
+    zero_iterations = True
+
     def __init__(self, model):
         self.model = model
         self.values = model.values
@@ -110,8 +120,8 @@ class _Evaluator:
         self.env: dict[str, Value] = {}
         self.returns: Optional[Value] = None
         self.yields = False
-        # The current path ended (return, raise, break, continue): what follows is dead.
-        self.dead = False
+        # The element value of each `for` loop's iterable, for the passes over its body.
+        self.elements: dict[cst.For, object] = {}
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -123,22 +133,19 @@ class _Evaluator:
     # ------------------------------------------------------------- entry points
     def run_module(self) -> None:
         self.func = None
-        self.env = {}
-        self.dead = False
-        self.block(self.model.module.body)
+        self.env = self.block(self.model.module.body, ({}, False))[0]
         self.model.module_env = self.env
 
     def run_function(self, info: FunctionInfo) -> None:
         self.func = info
         self.env = self.param_values(info)
         self.returns = None
-        self.dead = False
         info.param_values = dict(self.env)
         node = info.node
         if isinstance(node, cst.Lambda):
             self.returns = self.expr(node.body)
         else:
-            self.block(_body(node))
+            self.env = self.block(body(node), (self.env, False))[0]
         info.env = self.env
         returns = self.returns if self.returns is not None else SCALAR
         if self.yields:
@@ -149,7 +156,6 @@ class _Evaluator:
                 self.dirty.add(caller)
         self.func = None
         self.yields = False
-        self.dead = False
 
     def param_values(self, info: FunctionInfo) -> dict[str, Value]:
         env: dict[str, Value] = {}
@@ -255,140 +261,84 @@ class _Evaluator:
         return annotation_value(self.model, ann, traced=True)
 
     # --------------------------------------------------------------- statements
-    def block(self, stmts) -> None:
-        for stmt in stmts:
-            if self.dead:
-                return
-            self.stmt(stmt)
+    # The walk itself is the shared `Flow`; a state is (environment, ended). Each
+    # hook makes the state's environment current, evaluates, and hands it back.
+    def copy(self, s: "_State") -> "_State":
+        return dict(s[0]), s[1]
 
-    def branch(self, stmts, env: dict) -> tuple[dict, bool]:
-        """Run a block from `env`; returns (its end environment, whether it ended dead)."""
-        self.env = env
-        self.dead = False
-        self.block(stmts)
-        out, dead = self.env, self.dead
-        self.dead = False
-        return out, dead
+    def join(self, a: "_State", b: "_State") -> "_State":
+        return join_envs(a[0], b[0]), False
 
-    def stmt(self, node: cst.CSTNode) -> None:
+    def ended(self, s: "_State") -> bool:
+        return s[1]
+
+    def end(self, s: "_State") -> "_State":
+        return s[0], True
+
+    def resume(self, s: "_State", entry: "_State") -> "_State":
+        # The values where the path stopped flow on (a `break`, an exception).
+        return s[0], False
+
+    def simple(self, small: cst.BaseSmallStatement, s: "_State") -> "_State":
+        self.env = s[0]
+        self.small(small)
+        return self.env, False
+
+    def header(self, node: cst.CSTNode, s: "_State") -> "_State":
+        self.env = s[0]
         t = type(node)
-        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
-            for small in node.body:
-                if self.dead:
-                    return
-                self.small(small)
-        elif t is cst.If:
+        if t is cst.If:
             self.expr(node.test)
-            before = self.env
-            true_env, false_env = self.narrow(node.test, before)
-            after_true, dead_true = self.branch(_body(node), true_env)
-            if node.orelse is not None:
-                if isinstance(node.orelse, cst.If):
-                    self.env = false_env
-                    self.dead = False
-                    self.stmt(node.orelse)
-                    after_false, dead_false = self.env, self.dead
-                    self.dead = False
-                else:
-                    after_false, dead_false = self.branch(_body(node.orelse), false_env)
-            else:
-                after_false, dead_false = false_env, False
-            if dead_true and dead_false:
-                self.env, self.dead = after_true, True
-            elif dead_true:
-                self.env = after_false
-            elif dead_false:
-                self.env = after_true
-            else:
-                self.env = join_envs(after_true, after_false)
         elif t is cst.For:
-            it = self.expr(node.iter)
-            elem = self.iter_element(node.iter, it)
-            before = dict(self.env)
-            for _ in range(2):
-                self.assign_element(node.target, elem)
-                self.block(_body(node))
-                self.dead = False
-                self.env = join_envs(before, self.env)
-            if node.orelse is not None:
-                self.block(_body(node.orelse))
-        elif t is cst.While:
-            before = dict(self.env)
-            for _ in range(2):
-                self.expr(node.test)
-                self.block(_body(node))
-                self.dead = False
-                self.env = join_envs(before, self.env)
-            if node.orelse is not None:
-                self.block(_body(node.orelse))
+            self.elements[node] = self.iter_element(node.iter, self.expr(node.iter))
         elif t is cst.With:
             for item in node.items:
                 v = self.expr(item.item)
                 if item.asname is not None:
                     self.assign(item.asname.name, UNKNOWN if not v.static else v, None)
-            self.block(_body(node))
-        elif t is cst.Try or t is cst.TryStar:
-            before = dict(self.env)
-            after, dead = self.branch(_body(node), dict(before))
-            if node.orelse is not None and not dead:
-                after, dead = self.branch(_body(node.orelse), after)
-            ends = [] if dead else [after]
-            for handler in node.handlers:
-                # A handler may start from any point of the try body.
-                self.env = join_envs(before, after)
-                self.dead = False
-                if handler.type is not None:
-                    self.expr(handler.type)
-                if handler.name is not None:
-                    self.assign(handler.name.name, UNKNOWN, None)
-                self.block(_body(handler))
-                if not self.dead:
-                    ends.append(self.env)
-            self.dead = False
-            if ends:
-                env = ends[0]
-                for e in ends[1:]:
-                    env = join_envs(env, e)
-                self.env = env
-            else:
-                self.env = after
-            if node.finalbody is not None:
-                self.block(_body(node.finalbody))
-            if not ends:
-                self.dead = True
-        elif t is cst.FunctionDef:
-            for dec in node.decorators:
-                self.expr(dec.decorator)
+        elif t is cst.Match:
+            self.expr(node.subject)
+        elif t is cst.MatchCase:
+            self.expr(node.guard)
+        return self.env, False
+
+    def iteration(self, loop: cst.CSTNode, s: "_State") -> "_State":
+        self.env = s[0]
+        if isinstance(loop, cst.For):
+            self.assign_element(loop.target, self.elements[loop])
+        else:
+            self.expr(loop.test)
+        return self.env, False
+
+    def split(self, test: cst.BaseExpression, s: "_State") -> tuple["_State", "_State"]:
+        true, false = self.narrow(test, s[0])
+        return (dict(true), False), (dict(false), False)
+
+    def handler(self, handler: cst.ExceptHandler, s: "_State") -> "_State":
+        self.env = s[0]
+        if handler.type is not None:
+            self.expr(handler.type)
+        if handler.name is not None:
+            self.assign(handler.name.name, UNKNOWN, None)
+        return self.env, False
+
+    def define(self, node: cst.CSTNode, s: "_State") -> "_State":
+        self.env = s[0]
+        for dec in node.decorators:
+            self.expr(dec.decorator)
+        if isinstance(node, cst.FunctionDef):
             self.params_defaults(node.params)
-            self.env[node.name.value] = STATIC_OBJECT
-        elif t is cst.ClassDef:
-            for dec in node.decorators:
-                self.expr(dec.decorator)
+        else:
             for base in node.bases:
                 self.expr(base.value)
             if self.func is None:
                 # Class bodies at module level: evaluate statements for the index,
                 # in a scratch environment.
                 saved = self.env
-                self.env = dict(saved)
-                self.block(_body(node))
-                self.dead = False
+                self.block(body(node), (dict(saved), False))
                 self.env = saved
-            self.env[node.name.value] = STATIC_OBJECT
-        elif t is cst.Match:
-            self.expr(node.subject)
-            before = dict(self.env)
-            out = None
-            for case in node.cases:
-                self.env = dict(before)
-                self.dead = False
-                if case.guard is not None:
-                    self.expr(case.guard)
-                self.block(_body(case))
-                if not self.dead:
-                    out = self.env if out is None else join_envs(out, self.env)
-            self.dead = False
-            self.env = out if out is not None else before
+        self.env[node.name.value] = STATIC_OBJECT
+        return self.env, False
 
     def narrow(self, test: cst.BaseExpression, env: dict) -> tuple[dict, dict]:
         """The environments where `test` is true and where it is false.
@@ -455,7 +405,6 @@ class _Evaluator:
         elif t is cst.Return:
             v = self.expr(node.value) if node.value is not None else SCALAR
             self.returns = v if self.returns is None else self.returns.join(v)
-            self.dead = True
         elif t is cst.Assert:
             self.expr(node.test)
             if node.msg is not None:
@@ -463,9 +412,6 @@ class _Evaluator:
         elif t is cst.Raise:
             if node.exc is not None:
                 self.expr(node.exc)
-            self.dead = True
-        elif t is cst.Break or t is cst.Continue:
-            self.dead = True
         elif t is cst.Del:
             self.expr(node.target)
 
@@ -1108,10 +1054,3 @@ def _arith(a: Value, b: Value) -> Value:
     if a.array or b.array:
         return CONCRETE_ARRAY
     return UNKNOWN
-
-
-def _body(node) -> list:
-    body = node.body
-    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-        return body.body
-    return body

@@ -9,6 +9,7 @@ expression (`key`, `keys[0]`), the last call that consumed it: a draw
 rebound reuses the key. Branches of an `if` start from the same state, and a key
 spent on any path that reaches a use is reported ("may" reuse: on that path the
 numbers really repeat). Paths that `return`, `raise`, `break` or `continue` end.
+The walk over statements is `engine.flow`, shared with the value analysis.
 
 The result is computed once per file and shared by the three rules.
 """
@@ -22,13 +23,13 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel
 from jaxlint.engine.scopes import target_names
 from jaxlint.jax_api import RANDOM_SAMPLERS, RANDOM_SPLITTERS
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-_ENDS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
 class KeyEvent(str, enum.Enum):
@@ -106,7 +107,12 @@ def _key_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
-class _KeyFlow:
+class _KeyFlow(Flow):
+    # Assume a loop body runs: joining in the zero-iteration path would report keys
+    # spent before the loop and re-split in it.
+    loop_passes = 1
+    zero_iterations = False
+
     def __init__(self, model: FileModel):
         self.model = model
         self.findings: list[KeyFinding] = []
@@ -204,81 +210,59 @@ class _KeyFlow:
         self.block(self.model.module.body, {})
         for func in self.model.functions:
             if isinstance(func.node, cst.FunctionDef):
-                self.block(_body(func.node), {})
+                self.block(body(func.node), {})
         self.findings.sort(key=lambda f: f.use.order)
         return self.findings
 
-    def block(self, stmts, state: Optional[dict]) -> Optional[dict]:
-        for stmt in stmts:
-            if state is None:
-                return None
-            state = self.stmt(stmt, state)
+    # The walk is the shared `Flow`; a state maps each key expression to its last
+    # consumer, and None is a path that has ended.
+    def copy(self, s: Optional[dict]) -> Optional[dict]:
+        return None if s is None else dict(s)
+
+    def join(self, a: dict, b: dict) -> dict:
+        """Paths meeting: a key spent on either path is spent ("may" reuse)."""
+        out = dict(b)
+        out.update(a)
+        return out
+
+    def ended(self, s: Optional[dict]) -> bool:
+        return s is None
+
+    def end(self, s: Optional[dict]) -> None:
+        return None
+
+    def resume(self, s: Optional[dict], entry: dict) -> dict:
+        return dict(entry)
+
+    def simple(self, small: cst.BaseSmallStatement, state: dict) -> dict:
+        self.events(small, state)
+        self.rebind_small(small, state)
         return state
 
-    def stmt(self, node: cst.CSTNode, state: dict) -> Optional[dict]:
-        if isinstance(node, (cst.SimpleStatementLine, _SuiteLine)):
-            for small in node.body:
-                self.events(small, state)
-                self.rebind_small(small, state)
-                if isinstance(small, _ENDS):
-                    return None
-            return state
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            self.events(node, state)  # decorators, defaults
-            self.rebind(node.name.value, state)
-            return state
-        if isinstance(node, cst.If):
-            self.events(node, state)
-            after_body = self.block(_body(node), dict(state))
-            if node.orelse is None:
-                after_else = state
-            elif isinstance(node.orelse, cst.If):
-                after_else = self.stmt(node.orelse, dict(state))
-            else:
-                after_else = self.block(_body(node.orelse), dict(state))
-            return _join(after_body, after_else)
-        if isinstance(node, (cst.For, cst.While)):
-            self.events(node, state)
-            inner = dict(state)
-            if isinstance(node, cst.For):
-                for name in target_names(node.target):
-                    self.rebind(name.value, inner)
-            # Assume the body runs: joining in the zero-iteration path would report
-            # keys spent before the loop and re-split in it.
-            after = self.block(_body(node), inner)
-            if after is None:
-                after = state
-            if node.orelse is not None and after is not None:
-                after = self.block(_body(node.orelse), after)
-            return after
+    def header(self, node: cst.CSTNode, state: dict) -> dict:
+        self.events(node, state)
         if isinstance(node, cst.With):
-            self.events(node, state)
             for item in node.items:
                 if item.asname is not None:
                     for name in target_names(item.asname.name):
                         self.rebind(name.value, state)
-            return self.block(_body(node), state)
-        if isinstance(node, cst.Try) or type(node).__name__ == "TryStar":
-            start = dict(state)
-            after = self.block(_body(node), dict(state))
-            if node.orelse is not None and after is not None:
-                after = self.block(_body(node.orelse), after)
-            for handler in node.handlers:
-                # A handler may run after any part of the body: start from both ends.
-                h_state = _join(start, after) or dict(start)
-                if handler.name is not None:
-                    for name in target_names(handler.name.name):
-                        self.rebind(name.value, h_state)
-                after = _join(after, self.block(_body(handler), dict(h_state)))
-            if node.finalbody is not None:
-                after = self.block(_body(node.finalbody), after if after is not None else dict(start))
-            return after
-        if isinstance(node, cst.Match):
-            self.events(node, state)
-            result = None if any(_is_wildcard(c) for c in node.cases) else state
-            for case in node.cases:
-                result = _join(result, self.block(_body(case), dict(state)))
-            return result
+        return state
+
+    def iteration(self, loop: cst.CSTNode, state: dict) -> dict:
+        if isinstance(loop, cst.For):
+            for name in target_names(loop.target):
+                self.rebind(name.value, state)
+        return state
+
+    def handler(self, handler: cst.ExceptHandler, state: dict) -> dict:
+        if handler.name is not None:
+            for name in target_names(handler.name.name):
+                self.rebind(name.value, state)
+        return state
+
+    def define(self, node: cst.CSTNode, state: dict) -> dict:
+        self.events(node, state)  # decorators, defaults
+        self.rebind(node.name.value, state)
         return state
 
     def rebind_small(self, small: cst.CSTNode, state: dict) -> None:
@@ -399,35 +383,3 @@ def _bound_bases(target: cst.BaseExpression):
         yield from _bound_bases(target.value)
     elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
         yield target.value.value
-
-
-def _join(a: Optional[dict], b: Optional[dict]) -> Optional[dict]:
-    """Paths meeting: a key spent on either path is spent ("may" reuse)."""
-    if a is None:
-        return None if b is None else dict(b)
-    if b is None:
-        return dict(a)
-    out = dict(b)
-    out.update(a)
-    return out
-
-
-def _is_wildcard(case: cst.MatchCase) -> bool:
-    pattern = case.pattern
-    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None and case.guard is None
-
-
-def _body(node) -> list:
-    body = node.body
-    if isinstance(body, cst.IndentedBlock):
-        return list(body.body)
-    if isinstance(body, cst.SimpleStatementSuite):
-        return [_SuiteLine(body)]
-    return list(body)
-
-
-class _SuiteLine:
-    """`if c: x = f(key)` on one line: its small statements run like a statement line."""
-
-    def __init__(self, suite: cst.SimpleStatementSuite):
-        self.body = suite.body
