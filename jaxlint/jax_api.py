@@ -592,3 +592,14 @@ DONATING_TRANSFORMS: dict[str, tuple[str, str | None]] = {
 DELETED_ARRAY_SAFE_ATTRIBUTES: frozenset[str] = frozenset({
     "shape", "dtype", "ndim", "is_deleted", "sharding", "aval", "weak_type",
 })
+#: jax.numpy functions and array methods that always return one array (never a
+#: tuple): a `return jnp.mean(l)` is a single value, not `(value, aux)`.
+SINGLE_ARRAY_FUNCTIONS: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "average", "nanmean", "nansum",
+        "dot", "vdot", "matmul", "einsum", "square", "abs", "exp", "log", "sqrt", "tanh",
+        "where", "linalg.norm", "maximum", "minimum", "logaddexp", "inner", "tensordot",
+    )) | frozenset({"jax.nn.logsumexp", "jax.scipy.special.logsumexp"})
+SINGLE_ARRAY_METHODS: frozenset[str] = frozenset({
+    "sum", "mean", "max", "min", "prod", "std", "var", "dot",
+})
