@@ -603,3 +603,15 @@ SINGLE_ARRAY_FUNCTIONS: frozenset[str] = frozenset(
 SINGLE_ARRAY_METHODS: frozenset[str] = frozenset({
     "sum", "mean", "max", "min", "prod", "std", "var", "dot",
 })
+#: Array constructors whose rank the code states: (position, keyword) of the shape.
+SHAPED_CONSTRUCTORS: dict[str, tuple[int, str]] = {
+    "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),
+    "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
+    "jax.random.normal": (1, "shape"), "jax.random.uniform": (1, "shape"),
+    "numpy.zeros": (0, "shape"), "numpy.ones": (0, "shape"), "numpy.empty": (0, "shape"),
+}
+#: Array constructors of a fixed rank.
+FIXED_RANK_CONSTRUCTORS: dict[str, int] = {
+    "jax.numpy.arange": 1, "jax.numpy.eye": 2, "jax.numpy.identity": 2,
+    "numpy.arange": 1, "numpy.eye": 2,
+}

@@ -18,6 +18,7 @@ import libcst as cst
 
 from jaxlint.engine import tracing
 from jaxlint.engine.functions import FunctionInfo
+from jaxlint import jax_api
 from jaxlint.engine.model import children
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -202,4 +203,63 @@ def container_literal(model, expr: Optional[cst.BaseExpression], info: FunctionI
         if len(found) == 1:
             kind, length = found.pop()
             return Container(kind, length, expr)
+    return None
+
+
+_NUMBERS = (cst.Integer, cst.Float)
+
+
+def single_value(model, expr: cst.BaseExpression) -> bool:
+    """One number or one array, never a tuple: a literal, a jnp reduction, `x.mean()`,
+    arithmetic on those."""
+    if isinstance(expr, _NUMBERS):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return single_value(model, expr.expression)
+    if isinstance(expr, cst.Call):
+        if model.qualname(expr.func) in jax_api.SINGLE_ARRAY_FUNCTIONS:
+            return True
+        return isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value in jax_api.SINGLE_ARRAY_METHODS and model.value(expr).array
+    if isinstance(expr, cst.BinaryOperation):
+        # `a + b` of two single values; a tuple `+` would need a tuple operand.
+        left, right = single_value(model, expr.left), single_value(model, expr.right)
+        return (left and right) or (model.value(expr).array and (left or right))
+    return False
+
+
+def known_rank(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+    """The number of dimensions of `expr` when the code says it: a Python number (0),
+    `jnp.ones((4, 3))` (2), `jnp.arange(5)` (1), or a name bound once to one of those."""
+    if isinstance(expr, _NUMBERS) or (isinstance(expr, cst.UnaryOperation)
+                                      and isinstance(expr.expression, _NUMBERS)):
+        return 0
+    if isinstance(expr, cst.Call):
+        q = model.qualname(expr.func)
+        fixed = jax_api.FIXED_RANK_CONSTRUCTORS.get(q)
+        if fixed is not None:
+            return fixed
+        where = jax_api.SHAPED_CONSTRUCTORS.get(q)
+        if where is None:
+            return None
+        position, keyword = where
+        shape = next((a.value for a in expr.args if a.keyword and a.keyword.value == keyword), None)
+        pos = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if shape is None and len(pos) > position:
+            shape = pos[position]
+        if isinstance(shape, cst.Integer):
+            return 1
+        if isinstance(shape, (cst.Tuple, cst.List)) \
+                and not any(isinstance(el, cst.StarredElement) for el in shape.elements):
+            return len(shape.elements)
+        return None
+    if isinstance(expr, cst.Name) and depth == 0:
+        bindings = model.scope_of(expr).lookup(expr.value)
+        if not bindings or len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        if bindings[0].kind != "assign" or not isinstance(node, cst.Assign) \
+                or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return None
+        return known_rank(model, node.value, depth + 1)
     return None

@@ -6,14 +6,13 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.jax_api import DIFFERENTIATING, SINGLE_ARRAY_FUNCTIONS, SINGLE_ARRAY_METHODS
+from jaxlint.jax_api import DIFFERENTIATING
 from jaxlint.rules import _transforms as tf
 from jaxlint.rules.base import Report, Rule
 
 _AUX = {q: d for q, d in DIFFERENTIATING.items() if d.aux_single_error}
 _POSITIONS = {q: (d.argnums_position, d.has_aux_position) for q, d in _AUX.items()}
 _NAMES = ("argnums", "has_aux")
-_NUMBERS = (cst.Integer, cst.Float)
 
 
 class HasAuxNotPair(Rule):
@@ -61,31 +60,13 @@ class HasAuxNotPair(Rule):
             if found.length is None or found.length == 2:
                 return None
             return f"{found.kind} of {found.length}", expr
-        if self._single(expr):
+        if tf.single_value(self.model, expr):
             return "a single value", expr
         if isinstance(expr, cst.Name):
             bindings = info.scope.bindings.get(expr.value)
             if bindings and all(b.kind == "assign" and isinstance(b.node, cst.Assign)
                                 and len(b.node.targets) == 1
                                 and isinstance(b.node.targets[0].target, cst.Name)
-                                and self._single(b.node.value) for b in bindings):
+                                and tf.single_value(self.model, b.node.value) for b in bindings):
                 return "a single value", expr
         return None
-
-    def _single(self, expr: cst.BaseExpression) -> bool:
-        """One number or one array: a literal, a jnp reduction, `x.mean()`, arithmetic on those."""
-        model = self.model
-        if isinstance(expr, _NUMBERS):
-            return True
-        if isinstance(expr, cst.UnaryOperation):
-            return self._single(expr.expression)
-        if isinstance(expr, cst.Call):
-            if model.qualname(expr.func) in SINGLE_ARRAY_FUNCTIONS:
-                return True
-            return isinstance(expr.func, cst.Attribute) \
-                and expr.func.attr.value in SINGLE_ARRAY_METHODS and model.value(expr).array
-        if isinstance(expr, cst.BinaryOperation):
-            # `a + b` of two single values; a tuple `+` would need a tuple operand.
-            return self._single(expr.left) and self._single(expr.right) or (
-                model.value(expr).array and (self._single(expr.left) or self._single(expr.right)))
-        return False
