@@ -615,3 +615,12 @@ FIXED_RANK_CONSTRUCTORS: dict[str, int] = {
     "jax.numpy.arange": 1, "jax.numpy.eye": 2, "jax.numpy.identity": 2,
     "numpy.arange": 1, "numpy.eye": 2,
 }
+#: Calls whose result is on the device (a JAX array or a pytree of them).
+DEVICE_PUT_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.device_put", "jax.device_put_replicated", "jax.device_put_sharded",
+    "flax.jax_utils.replicate",
+})
+#: Builtins that read only an array's metadata: they work on a deleted array.
+METADATA_BUILTINS: frozenset[str] = frozenset({
+    "builtins.len", "builtins.isinstance", "builtins.type", "builtins.id",
+})
