@@ -590,7 +590,7 @@ DONATING_TRANSFORMS: dict[str, tuple[str, str | None]] = {
 }
 #: Reads of a deleted array that still work: its metadata stays.
 DELETED_ARRAY_SAFE_ATTRIBUTES: frozenset[str] = frozenset({
-    "shape", "dtype", "ndim", "is_deleted", "sharding", "aval", "weak_type",
+    "shape", "dtype", "ndim", "size", "is_deleted", "delete", "sharding", "aval", "weak_type",
 })
 #: jax.numpy functions and array methods that always return one array (never a
 #: tuple): a `return jnp.mean(l)` is a single value, not `(value, aux)`.

@@ -265,15 +265,34 @@ def _next_use(model, call: cst.Call, name: str):
                     got = _first(parent.test, name)
                     if got is not None:
                         return (got[0], False) if not got[1] else None
-                for s in parent.body.body:
-                    if s is stmt or _contains(s, call):
-                        break
-                    got = _first(s, name)
-                    if got is not None:
-                        return (got[0], False) if not got[1] else None
+                got = _before(model, parent.body, call, name)
+                if got is not None:
+                    return (got[0], False) if not got[1] else None
                 return _donated_arg(call, name), True
             broke = False
         cur = parent
+
+
+def _before(model, body: cst.CSTNode, call: cst.Call, name: str):
+    """The first occurrence of `name` in a loop body before `call` (in source order):
+    what the next iteration meets first. A store anywhere before the call wins."""
+    at = model.order[call]
+    found = []
+    for n in _walk(body):
+        if model.order.get(n, at) >= at:
+            continue
+        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor,
+                          cst.NamedExpr, cst.Del, cst.WithItem)) and _stores(n, name):
+            return n, True
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name:
+            return n, True
+    for stmt in body.body if isinstance(body, cst.IndentedBlock) else [body]:
+        if model.order[stmt] >= at or _contains(stmt, call):
+            break
+        got = _first(stmt, name)
+        if got is not None:
+            return got
+    return None
 
 
 def _donated_arg(call: cst.Call, name: str) -> cst.CSTNode:
@@ -298,9 +317,8 @@ def _first(node: cst.CSTNode, name: str):
     if isinstance(node, cst.Name):
         return (node, False) if node.value == name else None
     if isinstance(node, cst.Attribute):
-        if isinstance(node.value, cst.Name) and node.value.value == name \
-                and node.attr.value in jax_api.DELETED_ARRAY_SAFE_ATTRIBUTES:
-            return None  # `x.shape`: the metadata stays
+        if node.attr.value in jax_api.DELETED_ARRAY_SAFE_ATTRIBUTES and _leaf_path(node.value, name):
+            return None  # `x.shape`, `batch["x"].shape`: the metadata stays
         return _first(node.value, name)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
             and node.func.value in ("len", "isinstance", "type", "id"):
@@ -328,6 +346,7 @@ def _first(node: cst.CSTNode, name: str):
             return got
         return _first(node.body, name) or (_first(node.orelse, name) if node.orelse else None)
     if isinstance(node, cst.Del):
+        # `del x` unbinds it; `del batch["mask"]` edits the dict, not a buffer.
         return (node, True) if _stores(node.target, name) else None
     if isinstance(node, cst.WithItem):
         got = _first(node.item, name)
@@ -339,6 +358,16 @@ def _first(node: cst.CSTNode, name: str):
         if got is not None:
             return got
     return None
+
+
+def _leaf_path(expr: cst.BaseExpression, name: str) -> bool:
+    """`x`, or `x["key"]...`: a leaf of the donated pytree reached through dict keys."""
+    while isinstance(expr, cst.Subscript):
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index) \
+                or not isinstance(expr.slice[0].slice.value, cst.SimpleString):
+            return False
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value == name
 
 
 def _target(target: cst.BaseExpression, name: str):
@@ -357,6 +386,8 @@ def _target(target: cst.BaseExpression, name: str):
 
 def _stores(node: cst.CSTNode, name: str) -> bool:
     """Whether `node` binds `name` (an assignment target, a loop variable, a del)."""
+    if isinstance(node, (cst.Name, cst.Tuple, cst.List, cst.StarredElement)):
+        return _target_names(node, name)
     for n in _walk(node):
         if isinstance(n, cst.Assign):
             if any(_target_names(t.target, name) for t in n.targets):
@@ -370,8 +401,12 @@ def _stores(node: cst.CSTNode, name: str) -> bool:
         elif isinstance(n, cst.NamedExpr):
             if _target_names(n.target, name):
                 return True
-        elif isinstance(n, cst.Name) and n is node and n.value == name:
-            return True
+        elif isinstance(n, cst.Del):
+            if _target_names(n.target, name):
+                return True
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            if _target_names(n.asname.name, name):
+                return True
     return False
 
 
