@@ -536,3 +536,116 @@ LOGGING_METHODS: frozenset[str] = frozenset({
     "append", "extend", "add_scalar", "add_scalars", "log", "info", "debug", "warning", "write",
     "set_postfix", "set_description", "log_metrics", "write_scalars", "scalar",
 })
+
+
+# Transform usage (JAX8xx) --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Differentiation:
+    """How a differentiating transform reads its function's output and its options.
+
+    Each field was checked under jax 0.10.2 (flax 0.12.8, equinox 0.13.8) on the CPU.
+    """
+
+    # The label for messages: `jax.grad`, `nnx.value_and_grad`.
+    label: str
+    # grad / value_and_grad: the output must be a scalar (or `(scalar, aux)` with
+    # has_aux=True); anything else raises TypeError "Gradient only defined for
+    # scalar-output functions" when the result is called.
+    scalar_output: bool
+    # Positions, after the function, of `argnums` and `has_aux` when given by
+    # position (None: keyword-only, or no such option).
+    argnums_position: int | None
+    has_aux_position: int | None
+    # What the call raises when has_aux=True and the output is not a pair:
+    # (for a single value, for a tuple of another length). None: not measured
+    # or not an error this rule can name.
+    aux_single_error: str | None
+    aux_length_error: str | None
+    # What the call raises when an argnums index is at or past the number of
+    # positional arguments the call passes (negative indices below -n: ValueError).
+    argnums_error: str | None = None
+    has_argnums: bool = True
+
+
+_AUX = "TypeError"
+#: Differentiating transforms, by qualified name.
+DIFFERENTIATING: dict[str, Differentiation] = {
+    "jax.grad": Differentiation("jax.grad", True, 1, 2, _AUX, _AUX, "TypeError"),
+    "jax.value_and_grad": Differentiation("jax.value_and_grad", True, 1, 2, _AUX, _AUX,
+                                          "TypeError"),
+    "jax.jacrev": Differentiation("jax.jacrev", False, 1, 2, _AUX, _AUX, "ValueError"),
+    "jax.jacfwd": Differentiation("jax.jacfwd", False, 1, 2, None, None, "ValueError"),
+    "jax.hessian": Differentiation("jax.hessian", False, 1, 2, _AUX, _AUX, "ValueError"),
+    # nnx: `(loss,)`-less outputs fail while unpacking: a scalar with TypeError
+    # ("iteration over a 0-d array"), a 3-tuple with ValueError ("too many values").
+    "flax.nnx.grad": Differentiation("nnx.grad", True, None, None, "TypeError", "ValueError",
+                                     "TypeError"),
+    "flax.nnx.value_and_grad": Differentiation("nnx.value_and_grad", True, None, None,
+                                               "TypeError", "ValueError", "TypeError"),
+    "equinox.filter_grad": Differentiation("eqx.filter_grad", True, None, None, _AUX, _AUX,
+                                           has_argnums=False),
+    "equinox.filter_value_and_grad": Differentiation("eqx.filter_value_and_grad", True, None,
+                                                     None, _AUX, _AUX, has_argnums=False),
+}
+
+#: vmap's options, checked against the call (jax 0.10.2): `in_axes` given as a
+#: tuple or list must have one entry per positional argument the call passes
+#: (ValueError "vmap in_axes must be an int, None, or a tuple of entries
+#: corresponding to the positional arguments passed to the function"); an axis
+#: must be below the argument's rank (ValueError "vmap was requested to map its
+#: argument along axis 2, which implies that its rank should be at least 3");
+#: `out_axes` must be a tree prefix of the output (ValueError "vmap out_axes
+#: specification must be a tree prefix of the corresponding value").
+#: Only jax.vmap: nnx.vmap and equinox.filter_vmap read their axes differently.
+VMAP_TRANSFORMS: dict[str, tuple[int, int]] = {
+    # qualified name -> positions of in_axes and out_axes after the function
+    "jax.vmap": (1, 2),
+}
+
+#: Compiling transforms that take donated arguments: the options naming them.
+#: A donated JAX array is deleted by the call whenever an output can reuse its
+#: buffer (same shape and dtype), on the CPU too under jax 0.10.2; reading it
+#: afterwards raises RuntimeError "Array has been deleted", passing it to another
+#: jitted call ValueError "Buffer has been deleted or donated". A NumPy array is
+#: copied to the device, and only the copy is donated.
+DONATING_TRANSFORMS: dict[str, tuple[str, str | None]] = {
+    "jax.jit": ("donate_argnums", "donate_argnames"),
+    "jax.pmap": ("donate_argnums", None),
+}
+#: Reads of a deleted array that still work: its metadata stays.
+DELETED_ARRAY_SAFE_ATTRIBUTES: frozenset[str] = frozenset({
+    "shape", "dtype", "ndim", "size", "is_deleted", "delete", "sharding", "aval", "weak_type",
+})
+#: jax.numpy functions and array methods that always return one array (never a
+#: tuple): a `return jnp.mean(l)` is a single value, not `(value, aux)`.
+SINGLE_ARRAY_FUNCTIONS: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "average", "nanmean", "nansum",
+        "dot", "vdot", "matmul", "einsum", "square", "abs", "exp", "log", "sqrt", "tanh",
+        "where", "linalg.norm", "maximum", "minimum", "logaddexp", "inner", "tensordot",
+    )) | frozenset({"jax.nn.logsumexp", "jax.scipy.special.logsumexp"})
+SINGLE_ARRAY_METHODS: frozenset[str] = frozenset({
+    "sum", "mean", "max", "min", "prod", "std", "var", "dot",
+})
+#: Array constructors whose rank the code states: (position, keyword) of the shape.
+SHAPED_CONSTRUCTORS: dict[str, tuple[int, str]] = {
+    "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),
+    "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
+    "jax.random.normal": (1, "shape"), "jax.random.uniform": (1, "shape"),
+    "numpy.zeros": (0, "shape"), "numpy.ones": (0, "shape"), "numpy.empty": (0, "shape"),
+}
+#: Array constructors of a fixed rank.
+FIXED_RANK_CONSTRUCTORS: dict[str, int] = {
+    "jax.numpy.arange": 1, "jax.numpy.eye": 2, "jax.numpy.identity": 2,
+    "numpy.arange": 1, "numpy.eye": 2,
+}
+#: Calls whose result is on the device (a JAX array or a pytree of them).
+DEVICE_PUT_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.device_put", "jax.device_put_replicated", "jax.device_put_sharded",
+    "flax.jax_utils.replicate",
+})
+#: Builtins that read only an array's metadata: they work on a deleted array.
+METADATA_BUILTINS: frozenset[str] = frozenset({
+    "builtins.len", "builtins.isinstance", "builtins.type", "builtins.id",
+})

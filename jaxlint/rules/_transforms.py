@@ -1,0 +1,265 @@
+"""What the transform-usage rules (JAX8xx) share: a transform applied to a function
+of this file, its options, and what the function returns.
+
+`jax.grad(f, argnums=1)`, `@partial(jax.value_and_grad, has_aux=True)`, and
+`jax.vmap(f, in_axes=(0, None))` all apply a transform directly to a function
+(through `partial` and bound methods). The rules compare the transform's
+options with the function's signature and its `return` statements, and only
+when both are known: a function with other decorators, `*args`, or options
+that are not literals is left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from jaxlint.engine import tracing
+from jaxlint.engine.functions import FunctionInfo
+from jaxlint import jax_api
+from jaxlint.engine.model import children
+
+_NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+@dataclass
+class Applied:
+    """One transform applied directly to a function of this file."""
+
+    qualname: str
+    # The decorator expression or the wrapping call: findings are reported here.
+    node: cst.CSTNode
+    # Options by name (keywords, and those given by position after the function).
+    options: dict[str, cst.BaseExpression]
+    # Some options could not be read (`**kwargs`, more positional options than known).
+    unreadable: bool
+    info: FunctionInfo
+    # Positional parameters bound before the transform sees them (`partial(f, a)`, `self`).
+    offset: int
+    bound: frozenset[str]
+    via_partial: bool
+    decorator: bool
+
+    @property
+    def label(self) -> str:
+        return "the lambda" if self.info.is_lambda else f"`{self.info.name}`"
+
+    @property
+    def positional(self) -> list[str]:
+        """The positional parameters the transformed function still takes."""
+        return self.info.positional[self.offset:]
+
+
+def applications(model, qualnames, positions: dict[str, tuple[Optional[int], ...]],
+                 names: tuple[str, ...]) -> Iterator[Applied]:
+    """Each application of a transform in `qualnames` to a function of this file.
+
+    `positions[q]` gives, for each option in `names`, its position after the
+    function when passed by position (None: keyword-only). The function must have
+    no decorator between it and the transform: a decorator may change what it
+    returns or which arguments it takes.
+    """
+    for info in model.functions:
+        if info.is_lambda or not info.node.decorators:
+            continue
+        dec = info.node.decorators[-1].decorator  # the innermost sees the function itself
+        q, options, unreadable = _decorator(model, dec, qualnames, positions, names)
+        if q is not None:
+            yield Applied(q, dec, options, unreadable, info, 0, frozenset(), False, True)
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        if q not in qualnames:
+            continue
+        target = tracing.wrapped_target(call)
+        if target is None:
+            continue
+        use = tracing.wrapper_use(model, call)
+        found = tracing.resolve_callable(model, target, [use] if use is not None else [])
+        if found is None:
+            continue
+        info, uses, offset, bound = found
+        if len(uses) > 1 or (not info.is_lambda and info.node.decorators):
+            continue
+        options, unreadable = _options(call, positions[q], names, skip=1)
+        yield Applied(q, call, options, unreadable, info, offset, bound,
+                      isinstance(target, cst.Call), False)
+
+
+def _decorator(model, expr, qualnames, positions, names):
+    q = model.qualname(expr)
+    if q in qualnames:
+        return q, {}, False
+    if not isinstance(expr, cst.Call):
+        return None, {}, False
+    fq = model.qualname(expr.func)
+    if fq in qualnames:
+        # `@nnx.grad(has_aux=True)`: options only, the function comes next.
+        if any(a.keyword is None for a in expr.args):
+            return None, {}, False
+        options, unreadable = _options(expr, positions[fq], names, skip=0)
+        return fq, options, unreadable
+    if fq in tracing.PARTIAL:
+        pos = tracing._positional(expr)
+        if not pos:
+            return None, {}, False
+        inner = model.qualname(pos[0])
+        if inner not in qualnames:
+            return None, {}, False
+        # `partial(jax.grad, ...)`: positional options would come before the function.
+        options, unreadable = _options(expr, (), names, skip=1)
+        return inner, options, unreadable
+    return None, {}, False
+
+
+def _options(call: cst.Call, positions, names, skip: int):
+    options: dict[str, cst.BaseExpression] = {}
+    unreadable = False
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            unreadable = True
+        elif arg.keyword is not None:
+            options[arg.keyword.value] = arg.value
+        else:
+            if index >= skip:
+                at = index - skip
+                name = next((n for n, p in zip(names, positions) if p is not None and p - 1 == at),
+                            None)
+                if name is None:
+                    unreadable = True
+                else:
+                    options[name] = arg.value
+            index += 1
+    return options, unreadable
+
+
+def literal_bool(expr: Optional[cst.BaseExpression]) -> Optional[bool]:
+    """True / False for the literal names, None for anything else."""
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
+    return None
+
+
+# ---------------------------------------------------------------- returns
+def return_values(info: FunctionInfo) -> Optional[list[Optional[cst.BaseExpression]]]:
+    """The expressions the function returns (None for a bare `return`), or None when
+    it yields or has no `return` at all (a stub, or a function that always raises)."""
+    if info.is_lambda:
+        return [info.node.body]
+    out: list[Optional[cst.BaseExpression]] = []
+    stack = children(info.node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED):
+            continue
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return None
+        if isinstance(node, cst.Return):
+            out.append(node.value)
+        stack.extend(children(node))
+    return out or None
+
+
+_CONTAINERS = {cst.Tuple: "a tuple", cst.List: "a list", cst.Dict: "a dict",
+               cst.ListComp: "a list", cst.DictComp: "a dict"}
+
+
+@dataclass(frozen=True)
+class Container:
+    kind: str  # "a tuple", "a list", "a dict"
+    length: Optional[int]  # entries, when the literal says
+    node: cst.BaseExpression  # the literal
+
+
+def container_literal(model, expr: Optional[cst.BaseExpression], info: FunctionInfo,
+                      depth: int = 0) -> Optional[Container]:
+    """The container literal `expr` is: `(loss, aux)`, `[a, b]`, `{"loss": l}`, or a
+    local name that every assignment binds to such a literal of the same kind."""
+    if expr is None:
+        return None
+    kind = _CONTAINERS.get(type(expr))
+    if kind is not None:
+        length = None
+        if isinstance(expr, (cst.Tuple, cst.List)) \
+                and not any(isinstance(el, cst.StarredElement) for el in expr.elements):
+            length = len(expr.elements)
+        return Container(kind, length, expr)
+    if isinstance(expr, cst.Name) and depth == 0:
+        bindings = info.scope.bindings.get(expr.value)
+        if not bindings or expr.value in info.scope.globals or expr.value in info.scope.nonlocals:
+            return None
+        found = set()
+        for b in bindings:
+            node = b.node
+            if b.kind != "assign" or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                    or not isinstance(node.targets[0].target, cst.Name):
+                return None
+            got = container_literal(model, node.value, info, depth + 1)
+            if got is None:
+                return None
+            found.add((got.kind, got.length))
+        if len(found) == 1:
+            kind, length = found.pop()
+            return Container(kind, length, expr)
+    return None
+
+
+_NUMBERS = (cst.Integer, cst.Float)
+
+
+def single_value(model, expr: cst.BaseExpression) -> bool:
+    """One number or one array, never a tuple: a literal, a jnp reduction, `x.mean()`,
+    arithmetic on those."""
+    if isinstance(expr, _NUMBERS):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return single_value(model, expr.expression)
+    if isinstance(expr, cst.Call):
+        if model.qualname(expr.func) in jax_api.SINGLE_ARRAY_FUNCTIONS:
+            return True
+        return isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value in jax_api.SINGLE_ARRAY_METHODS and model.value(expr).array
+    if isinstance(expr, cst.BinaryOperation):
+        # `a + b` of two single values; a tuple `+` would need a tuple operand.
+        left, right = single_value(model, expr.left), single_value(model, expr.right)
+        return (left and right) or (model.value(expr).array and (left or right))
+    return False
+
+
+def known_rank(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+    """The number of dimensions of `expr` when the code says it: a Python number (0),
+    `jnp.ones((4, 3))` (2), `jnp.arange(5)` (1), or a name bound once to one of those."""
+    if isinstance(expr, _NUMBERS) or (isinstance(expr, cst.UnaryOperation)
+                                      and isinstance(expr.expression, _NUMBERS)):
+        return 0
+    if isinstance(expr, cst.Call):
+        q = model.qualname(expr.func)
+        fixed = jax_api.FIXED_RANK_CONSTRUCTORS.get(q)
+        if fixed is not None:
+            return fixed
+        where = jax_api.SHAPED_CONSTRUCTORS.get(q)
+        if where is None:
+            return None
+        position, keyword = where
+        shape = next((a.value for a in expr.args if a.keyword and a.keyword.value == keyword), None)
+        pos = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if shape is None and len(pos) > position:
+            shape = pos[position]
+        if isinstance(shape, cst.Integer):
+            return 1
+        if isinstance(shape, (cst.Tuple, cst.List)) \
+                and not any(isinstance(el, cst.StarredElement) for el in shape.elements):
+            return len(shape.elements)
+        return None
+    if isinstance(expr, cst.Name) and depth == 0:
+        bindings = model.scope_of(expr).lookup(expr.value)
+        if not bindings or len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        if bindings[0].kind != "assign" or not isinstance(node, cst.Assign) \
+                or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return None
+        return known_rank(model, node.value, depth + 1)
+    return None

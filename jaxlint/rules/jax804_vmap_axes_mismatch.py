@@ -1,0 +1,155 @@
+"""JAX804: vmap's in_axes / out_axes that do not fit the function's arguments or outputs."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from jaxlint.engine import tracing
+from jaxlint.jax_api import VMAP_TRANSFORMS
+from jaxlint.rules import _recompile as rc
+from jaxlint.rules import _transforms as tf
+from jaxlint.rules.base import Report, Rule
+
+_POSITIONS = {q: p for q, p in VMAP_TRANSFORMS.items()}
+_NAMES = ("in_axes", "out_axes")
+
+
+class VmapAxesMismatch(Rule):
+    code = "JAX804"
+    name = "vmap-axes-mismatch"
+    summary = ("vmap in_axes / out_axes that do not match the arguments passed or the outputs "
+               "returned raise ValueError")
+    raises = "ValueError"
+
+    def check(self) -> Iterator[Report]:
+        model = self.model
+        for app in tf.applications(model, VMAP_TRANSFORMS, _POSITIONS, _NAMES):
+            in_axes = app.options.get("in_axes")
+            if in_axes is not None:
+                yield from self._in_axes(app, in_axes)
+            elif not app.unreadable:
+                # The default in_axes=0 maps every positional argument along axis 0.
+                yield from self._in_axes(app, None)
+            out_axes = app.options.get("out_axes")
+            if out_axes is not None:
+                yield from self._out_axes(app, out_axes)
+
+    # ------------------------------------------------------------ in_axes
+    def _in_axes(self, app: tf.Applied, in_axes: Optional[cst.BaseExpression]) -> Iterator[Report]:
+        model = self.model
+        info = app.info
+        where = model.function_of(app.node)
+        entries = _entries(in_axes) if in_axes is not None else None
+        if entries is not None and info.vararg is None \
+                and not (app.bound - set(info.positional[:app.offset])):
+            n = len(app.positional)
+            if len(entries) > n:
+                yield self.report(in_axes, (
+                    f"in_axes has {len(entries)} entries, but {app.label} takes only {n} "
+                    f"positional parameter{'s' if n != 1 else ''}: every call raises ValueError "
+                    f"(vmap in_axes must be ... a tuple of entries corresponding to the positional "
+                    f"arguments passed to the function); give one entry per positional argument"),
+                    where)
+                return
+        for call in self._calls(app):
+            args = call.args
+            if any(a.star for a in args):
+                continue
+            pos = [a.value for a in args if a.keyword is None]
+            if entries is not None and len(entries) != len(pos):
+                kw = [a.keyword.value for a in args if a.keyword is not None]
+                extra = (f" (keyword arguments such as `{kw[0]}` do not count: vmap maps them "
+                         f"along axis 0)" if kw else "")
+                yield self.report(in_axes, (
+                    f"in_axes has {len(entries)} entries, but the call on line "
+                    f"{model.line_of(call)} passes {len(pos)} positional argument"
+                    f"{'s' if len(pos) != 1 else ''}{extra}: it raises ValueError (vmap in_axes "
+                    f"must be ... a tuple of entries corresponding to the positional arguments "
+                    f"passed to the function); give one entry per positional argument"), where)
+                return
+            for i, arg in enumerate(pos):
+                if in_axes is None:
+                    axis = 0
+                else:
+                    axis = _axis(entries[i] if entries is not None else in_axes)
+                if axis is None:
+                    continue
+                rank = tf.known_rank(model, arg)
+                if rank is None or -rank <= axis < rank:
+                    continue
+                mapped = "in_axes" if in_axes is not None else "the default in_axes=0"
+                yield self.report(in_axes if in_axes is not None else app.node, (
+                    f"{mapped} maps argument {i} (`{self.source(arg)}`) along axis {axis}, but it "
+                    f"has {rank} dimension{'s' if rank != 1 else ''}: the call on line "
+                    f"{model.line_of(call)} raises ValueError (vmap was requested to map its "
+                    f"argument along axis {axis}, which implies that its rank should be at least "
+                    f"{axis + 1 if axis >= 0 else -axis}); "
+                    + ("use None for an argument that is not batched" if rank == 0 else
+                       f"use an axis from 0 to {rank - 1}, or None")), where)
+                return
+
+    def _calls(self, app: tf.Applied) -> list[cst.Call]:
+        """The calls of the vmapped function: `jax.vmap(f, ...)(x)`, `vf(x)` with
+        `vf = jax.vmap(f, ...)`, or a decorated `f(x)`."""
+        model = self.model
+        if app.decorator:
+            if app.info.is_method:
+                return []
+            return [c for c in model.nodes(cst.Call)
+                    if isinstance(c.func, cst.Name) and model.resolve_function(c.func) is app.info]
+        calls = rc.call_uses(model, app.node, rc.bound_name(model, app.node))
+        return calls or []
+
+    # ------------------------------------------------------------ out_axes
+    def _out_axes(self, app: tf.Applied, out_axes: cst.BaseExpression) -> Iterator[Report]:
+        model = self.model
+        entries = _entries(out_axes)
+        if entries is None:
+            return
+        returns = tf.return_values(app.info)
+        if not returns:
+            return
+        what = set()
+        for r in returns:
+            found = tf.container_literal(model, r, app.info)
+            if found is not None and found.kind in ("a tuple", "a list") and found.length is not None:
+                what.add((found.kind, found.length))
+            elif found is None and tf.single_value(model, r):
+                what.add(("a single array", None))
+            else:
+                return
+        if len(what) != 1:
+            return
+        kind, length = what.pop()
+        given = "a list" if isinstance(out_axes, cst.List) else "a tuple"
+        if kind == "a single array":
+            problem = f"out_axes is {given} of {len(entries)}, but {app.label} returns a single array"
+            fix = "give a single axis (an int)"
+        elif length != len(entries):
+            problem = (f"out_axes has {len(entries)} entries, but {app.label} returns {kind} "
+                       f"of {length}")
+            fix = "give one entry per output"
+        elif given != kind:
+            problem = (f"out_axes is {given}, but {app.label} returns {kind}: the tree "
+                       f"structures differ")
+            fix = f"write out_axes as {kind}"
+        else:
+            return
+        yield self.report(out_axes, (
+            f"{problem}: calling the result raises ValueError (vmap out_axes specification must "
+            f"be a tree prefix of the corresponding value); {fix}"), model.function_of(app.node))
+
+
+def _entries(expr: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The entries of a tuple / list literal (None: not one, or with `*`)."""
+    if isinstance(expr, (cst.Tuple, cst.List)) \
+            and not any(isinstance(el, cst.StarredElement) for el in expr.elements):
+        return [el.value for el in expr.elements]
+    return None
+
+
+def _axis(expr: cst.BaseExpression) -> Optional[int]:
+    got = tracing._literal_ints(expr)
+    return got[0] if got is not None and len(got) == 1 and not isinstance(expr, (cst.Tuple, cst.List)) else None

@@ -1,0 +1,445 @@
+"""JAX805: an array donated to a jitted call (donate_argnums / donate_argnames) read afterwards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from jaxlint import jax_api
+from jaxlint.engine import tracing
+from jaxlint.engine.functions import FunctionInfo
+from jaxlint.engine.model import children
+from jaxlint.rules import _recompile as rc
+from jaxlint.rules.base import Report, Rule
+
+_NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+@dataclass
+class _Donating:
+    """A compiled callable with donated arguments."""
+
+    label: str
+    transform: str  # "jax.jit" / "jax.pmap"
+    argnums: frozenset[int]
+    argnames: frozenset[str]
+    info: Optional[FunctionInfo]  # the function, when defined in this file
+    shift: int  # positional parameters bound before the call's arguments (`self`)
+
+
+class DonatedBufferReuse(Rule):
+    code = "JAX805"
+    name = "donated-buffer-reuse"
+    summary = ("an array passed to a donated argument of a jitted call is read afterwards: "
+               "its buffer was deleted (RuntimeError: Array has been deleted)")
+    raises = "RuntimeError"
+
+    def check(self) -> Iterator[Report]:
+        model = self.model
+        for call in model.nodes(cst.Call):
+            if rc.inside_traced(model, call):
+                continue  # a jit inside a trace is inlined: nothing is donated
+            donating = self._donating(call.func)
+            if donating is None:
+                continue
+            for arg in self._donated_args(call, donating):
+                if not isinstance(arg, cst.Name) or not self._on_device(arg):
+                    continue
+                found = _next_use(model, call, arg.value)
+                if found is None:
+                    continue
+                node, again = found
+                if again:
+                    msg = (f"`{arg.value}` is donated to {donating.label} and not rebound in the "
+                           f"loop: the next iteration passes the deleted array again, and the call "
+                           f"raises (Buffer has been deleted or donated); assign the result back "
+                           f"(`{arg.value} = ...`)")
+                    yield self.report(arg, msg, model.function_of(call), expected="ValueError")
+                    continue
+                msg = (f"`{arg.value}` was donated to {donating.label} on line "
+                       f"{model.line_of(call)}: JAX deleted its buffer, and reading it raises "
+                       f"RuntimeError (Array has been deleted); use the call's result, or drop "
+                       f"it from {'donate_argnums' if donating.argnums else 'donate_argnames'}")
+                yield self.report(node, msg, model.function_of(node))
+
+    # ------------------------------------------------------------ the callee
+    def _donating(self, func: cst.BaseExpression) -> Optional[_Donating]:
+        model = self.model
+        if isinstance(func, cst.Call):
+            return self._from_wrapper(func, model.module.code_for_node(func))
+        if isinstance(func, cst.Name):
+            info = model.resolve_function(func)
+            if info is not None:
+                return self._from_decorators(info, func.value, 0)
+            bindings = model.scope_of(func).lookup(func.value)
+            if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            node = bindings[0].node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+                return self._from_wrapper(node.value, func.value)
+            return None
+        if isinstance(func, cst.Attribute):
+            info = model.method_of_self(func)
+            if info is not None:
+                return self._from_decorators(info, model.module.code_for_node(func), 1)
+        return None
+
+    def _from_wrapper(self, wrapper: cst.Call, label: str) -> Optional[_Donating]:
+        model = self.model
+        q = model.qualname(wrapper.func)
+        if q not in jax_api.DONATING_TRANSFORMS:
+            return None
+        target = tracing.wrapped_target(wrapper)
+        info = model.resolve_function(target) if target is not None else None
+        if info is not None and not info.is_lambda and info.node.decorators:
+            info = None  # a decorator may change the signature
+        kwargs = {a.keyword.value: a.value for a in wrapper.args if a.keyword is not None}
+        if any(a.star for a in wrapper.args):
+            return None
+        return self._options(q, kwargs, label, info, 0)
+
+    def _from_decorators(self, info: FunctionInfo, label: str, shift: int) -> Optional[_Donating]:
+        if info.is_lambda:
+            return None
+        for dec in info.node.decorators:
+            use = tracing.decorator_transform(self.model, dec.decorator)
+            if use is None:
+                continue
+            node = use.node
+            q = self.model.qualname(node.func) if isinstance(node, cst.Call) else None
+            if q in tracing.PARTIAL:
+                pos = tracing._positional(node)
+                q = self.model.qualname(pos[0]) if pos else None
+            if q in jax_api.DONATING_TRANSFORMS:
+                # The decorated function is the one jit sees only as the innermost decorator.
+                if dec is not info.node.decorators[-1]:
+                    return None
+                return self._options(q, use.kwargs, label, info, shift)
+        return None
+
+    def _options(self, q: str, kwargs, label: str, info, shift: int) -> Optional[_Donating]:
+        nums_kw, names_kw = jax_api.DONATING_TRANSFORMS[q]
+        argnums: list[int] = []
+        argnames: list[str] = []
+        if nums_kw in kwargs:
+            got = tracing._literal_ints(kwargs[nums_kw])
+            if got is None:
+                return None
+            argnums = got
+        if names_kw is not None and names_kw in kwargs:
+            got = tracing._literal_strs(kwargs[names_kw])
+            if got is None:
+                return None
+            argnames = got
+        if not argnums and not argnames:
+            return None
+        if any(i < 0 for i in argnums):
+            return None
+        return _Donating(label, q, frozenset(argnums), frozenset(argnames), info, shift)
+
+    def _donated_args(self, call: cst.Call, d: _Donating) -> Iterator[cst.BaseExpression]:
+        if any(a.star for a in call.args):
+            return
+        # jit maps argnums and argnames onto each other through the signature (measured).
+        params = d.info.positional if d.info is not None else None
+        index = d.shift
+        for arg in call.args:
+            if arg.keyword is None:
+                name = params[index] if params is not None and index < len(params) else None
+                if index in d.argnums or (name is not None and name in d.argnames):
+                    yield arg.value
+                index += 1
+            else:
+                kw = arg.keyword.value
+                pos = params.index(kw) if params is not None and kw in params else None
+                if kw in d.argnames or (pos is not None and pos in d.argnums):
+                    yield arg.value
+
+    # ------------------------------------------------------------ the argument
+    def _on_device(self, name: cst.Name) -> bool:
+        """The name holds JAX arrays: a NumPy array would be copied, and only the copy donated."""
+        model = self.model
+        if model.value(name).array:
+            return True
+        bindings = model.scope_of(name).lookup(name.value)
+        if not bindings:
+            return False
+        for b in bindings:
+            node = b.node
+            if b.kind != "assign" or not isinstance(node, cst.Assign) \
+                    or not isinstance(node.value, cst.Call):
+                return False
+            value = node.value
+            q = model.qualname(value.func)
+            if q in jax_api.DEVICE_PUT_FUNCTIONS or (
+                    jax_api.array_module_function(q) and q.startswith("jax.numpy.")):
+                continue
+            if self._compiled(value.func):
+                continue
+            return False
+        return True
+
+    def _compiled(self, func: cst.BaseExpression) -> bool:
+        """A call of a jitted / pmapped callable: its outputs are on the device."""
+        model = self.model
+        if isinstance(func, cst.Call):
+            return rc.compiling_transform(model, func) is not None
+        if isinstance(func, cst.Name):
+            info = model.resolve_function(func)
+            if info is not None:
+                return any(c.via == "decorator" and c.transforms and c.transforms[0] in ("jit", "pmap")
+                           for c in info.contexts.values())
+            bindings = model.scope_of(func).lookup(func.value)
+            if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+                return False
+            node = bindings[0].node
+            return isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) \
+                and rc.compiling_transform(model, node.value) is not None
+        if isinstance(func, cst.Attribute):
+            info = model.method_of_self(func)
+            return info is not None and any(
+                c.via == "decorator" and c.transforms and c.transforms[0] in ("jit", "pmap")
+                for c in info.contexts.values())
+        return False
+
+
+# ---------------------------------------------------------------- what runs after the call
+def _statement(model, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The statement (in a block) that contains `node`."""
+    cur = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, _BLOCKS):
+            return cur
+        if isinstance(anc, _NESTED):
+            return None
+        cur = anc
+    return None
+
+
+def _next_use(model, call: cst.Call, name: str):
+    """The first read of `name` that runs after `call` before it is rebound:
+    (node, False), or (the donated argument, True) when a loop passes it again."""
+    stmt = _statement(model, call)
+    if stmt is None:
+        return None
+    small = call
+    for anc in model.ancestors(call):
+        if isinstance(anc, cst.BaseSmallStatement):
+            small = anc
+            break
+    if _stores(small, name):
+        return None  # `state = step(state, batch)`: rebound by the call's own statement
+    if isinstance(stmt, cst.SimpleStatementLine):
+        rest = list(stmt.body)
+        for s in rest[rest.index(small) + 1:] if small in rest else []:
+            got = _first(s, name)
+            if got is not None:
+                return (got[0], False) if not got[1] else None
+    cur = stmt
+    broke = False
+    while True:
+        parent = model.parent(cur)
+        if parent is None or isinstance(parent, _NESTED):
+            return None
+        if isinstance(parent, _BLOCKS):
+            body = list(parent.body)
+            for s in body[body.index(cur) + 1:]:
+                got = _first(s, name)
+                if got is not None:
+                    return (got[0], False) if not got[1] else None
+                if _ends(s, (cst.Return, cst.Raise)):
+                    return None
+                if _ends(s, (cst.Break,)):
+                    broke = True
+                    break
+        elif isinstance(parent, (cst.For, cst.While)) and cur is parent.body:
+            if not broke and not _has(parent.body, (cst.Break, cst.Return, cst.Raise)):
+                if isinstance(parent, cst.For) and _stores(parent.target, name):
+                    return None
+                if isinstance(parent, cst.While):
+                    got = _first(parent.test, name)
+                    if got is not None:
+                        return (got[0], False) if not got[1] else None
+                got = _before(model, parent.body, call, name)
+                if got is not None:
+                    return (got[0], False) if not got[1] else None
+                return _donated_arg(call, name), True
+            broke = False
+        cur = parent
+
+
+def _before(model, body: cst.CSTNode, call: cst.Call, name: str):
+    """The first occurrence of `name` in a loop body before `call` (in source order):
+    what the next iteration meets first. A store anywhere before the call wins."""
+    at = model.order[call]
+    found = []
+    for n in _walk(body):
+        if model.order.get(n, at) >= at:
+            continue
+        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor,
+                          cst.NamedExpr, cst.Del, cst.WithItem)) and _stores(n, name):
+            return n, True
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name:
+            return n, True
+    for stmt in body.body if isinstance(body, cst.IndentedBlock) else [body]:
+        if model.order[stmt] >= at or _contains(stmt, call):
+            break
+        got = _first(stmt, name)
+        if got is not None:
+            return got
+    return None
+
+
+def _donated_arg(call: cst.Call, name: str) -> cst.CSTNode:
+    for a in call.args:
+        if isinstance(a.value, cst.Name) and a.value.value == name:
+            return a.value
+    return call
+
+
+def _first(node: cst.CSTNode, name: str):
+    """The first occurrence of `name` in `node` in execution order: (node, is_store)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return (node, True) if node.name.value == name else None
+    if isinstance(node, cst.Lambda):
+        return None
+    if isinstance(node, _COMPREHENSIONS):
+        comp = node.for_in
+        while comp is not None:
+            if _stores(comp.target, name):
+                return None  # its own variable
+            comp = comp.inner_for_in
+    if isinstance(node, cst.Name):
+        return (node, False) if node.value == name else None
+    if isinstance(node, cst.Attribute):
+        if node.attr.value in jax_api.DELETED_ARRAY_SAFE_ATTRIBUTES and _leaf_path(node.value, name):
+            return None  # `x.shape`, `batch["x"].shape`: the metadata stays
+        return _first(node.value, name)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+            and node.func.value in ("len", "isinstance", "type", "id"):
+        return None
+    if isinstance(node, cst.Comparison) and any(
+            isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+        return None
+    if isinstance(node, cst.Assign):
+        got = _first(node.value, name)
+        if got is not None:
+            return got
+        for t in node.targets:
+            got = _target(t.target, name)
+            if got is not None:
+                return got
+        return None
+    if isinstance(node, cst.AnnAssign):
+        got = _first(node.value, name) if node.value is not None else None
+        return got or _target(node.target, name)
+    if isinstance(node, cst.AugAssign):
+        return _first(node.value, name) or _first(node.target, name)
+    if isinstance(node, cst.For):
+        got = _first(node.iter, name) or _target(node.target, name)
+        if got is not None:
+            return got
+        return _first(node.body, name) or (_first(node.orelse, name) if node.orelse else None)
+    if isinstance(node, cst.Del):
+        # `del x` unbinds it; `del batch["mask"]` edits the dict, not a buffer.
+        return (node, True) if _stores(node.target, name) else None
+    if isinstance(node, cst.WithItem):
+        got = _first(node.item, name)
+        if got is None and node.asname is not None:
+            got = _target(node.asname.name, name)
+        return got
+    for child in children(node):
+        got = _first(child, name)
+        if got is not None:
+            return got
+    return None
+
+
+def _leaf_path(expr: cst.BaseExpression, name: str) -> bool:
+    """`x`, or `x["key"]...`: a leaf of the donated pytree reached through dict keys."""
+    while isinstance(expr, cst.Subscript):
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index) \
+                or not isinstance(expr.slice[0].slice.value, cst.SimpleString):
+            return False
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _target(target: cst.BaseExpression, name: str):
+    if isinstance(target, cst.Name):
+        return (target, True) if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            got = _target(el.value, name)
+            if got is not None:
+                return got
+        return None
+    if isinstance(target, cst.StarredElement):
+        return _target(target.value, name)
+    return _first(target, name)  # `d[k] = v` / `o.a = v` read `d` / `o`
+
+
+def _stores(node: cst.CSTNode, name: str) -> bool:
+    """Whether `node` binds `name` (an assignment target, a loop variable, a del)."""
+    if isinstance(node, (cst.Name, cst.Tuple, cst.List, cst.StarredElement)):
+        return _target_names(node, name)
+    for n in _walk(node):
+        if isinstance(n, cst.Assign):
+            if any(_target_names(t.target, name) for t in n.targets):
+                return True
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
+            if _target_names(n.target, name):
+                return True
+        elif isinstance(n, (cst.For, cst.CompFor)):
+            if _target_names(n.target, name):
+                return True
+        elif isinstance(n, cst.NamedExpr):
+            if _target_names(n.target, name):
+                return True
+        elif isinstance(n, cst.Del):
+            if _target_names(n.target, name):
+                return True
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            if _target_names(n.asname.name, name):
+                return True
+    return False
+
+
+def _target_names(target: cst.BaseExpression, name: str) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_target_names(el.value, name) for el in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value, name)
+    return False
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        if isinstance(cur, _NESTED) and cur is not node:
+            continue
+        stack.extend(children(cur))
+
+
+def _has(node: cst.CSTNode, types) -> bool:
+    """Whether `node` holds one of these statements outside nested functions (a `break`
+    of an inner loop counts too: the loop may end early either way, nothing is claimed)."""
+    return any(isinstance(n, types) for n in _walk(node))
+
+
+def _ends(stmt: cst.CSTNode, types) -> bool:
+    """A simple statement line that ends the block (`return`, `raise`, `break`)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, types) for s in stmt.body)
+
+
+def _contains(node: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(n is inner for n in _walk(node))
