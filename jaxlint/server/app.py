@@ -447,8 +447,7 @@ def _quick_fixes(ls: JaxlintServer, uri: str, pub: Published, found) -> list[typ
                 diagnostics=diags, edit=types.WorkspaceEdit(changes={uri: convert.text_edits(noqa, pub.lines)})))
         others.append(types.CodeAction(
             title=f"Confirm {f.code} under JAX (imports and runs this file's code)",
-            kind=types.CodeActionKind.Empty, diagnostics=diags,
-            command=types.Command(title=f"Confirm {f.code} under JAX", command=CONFIRM_COMMAND,
+            diagnostics=diags, command=types.Command(title=f"Confirm {f.code} under JAX", command=CONFIRM_COMMAND,
                                   arguments=[uri, f.code, f.line, f.col])))
     return fixes + unsafe + others
 

@@ -35,6 +35,10 @@ _MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
          "from jaxlint.server.worker import main; sys.exit(main())")
 
 
+# Seconds a new worker may take to import jaxlint and lint its warm-up snippet.
+_START_TIMEOUT = 60.0
+
+
 class WorkerFailed(Exception):
     """The request crashed the worker or overran its time (`raised` False), or raised."""
 
@@ -54,21 +58,32 @@ class Worker:
 
     def start(self) -> None:
         with self._lock:
-            self._ensure()
+            try:
+                self._ensure()
+            except (OSError, WorkerFailed):
+                pass  # the first request tries again, and reports why
 
     def _ensure(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
             if self._proc is not None:
                 self.restarts += 1
-            self._proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 [sys.executable, "-c", _MAIN, _HERE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=None, close_fds=True)
+            # Starting (imports and a warm-up lint) is not part of any file's time.
+            if _receive(proc.stdout.fileno(), time.monotonic() + _START_TIMEOUT) != ("ready", None):
+                _kill(proc)
+                raise WorkerFailed("the analysis process did not start; see the server's log")
+            self._proc = proc
         return self._proc
 
     def call(self, method: str, *args: Any, timeout: Optional[float] = None) -> Any:
         """`Analysis.method(*args)` in the worker; raises WorkerFailed."""
         with self._lock:
-            proc = self._ensure()
+            try:
+                proc = self._ensure()
+            except OSError as exc:
+                raise WorkerFailed(f"cannot start the analysis process: {exc}") from None
             deadline = time.monotonic() + (timeout or self.timeout)
             try:
                 _send(proc.stdin, (method, args))
@@ -178,6 +193,7 @@ def main() -> int:
     # Warm up: the first real request should not pay for importing the rules.
     analysis.lint("<warm-up>", "warm_up.py", "import jax\n\n@jax.jit\ndef f(x):\n    return x\n")
     analysis.forget("<warm-up>")
+    _send(replies, ("ready", None))
     while True:
         request = _read_request(requests)
         if request is None:
