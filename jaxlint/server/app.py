@@ -19,11 +19,9 @@ actions, hovers and confirm read it, so they always match what the editor shows.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import re
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 

@@ -9,7 +9,7 @@ clients do: at \\n, \\r\\n and \\r.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
 from lsprotocol import types
 
@@ -123,10 +123,3 @@ def overlaps(a: types.Range, b: types.Range) -> bool:
 def contains(r: types.Range, p: types.Position) -> bool:
     return (r.start.line, r.start.character) <= (p.line, p.character) <= (r.end.line, r.end.character)
 
-
-def as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def first(seq: Sequence, default=None):
-    return seq[0] if seq else default
