@@ -67,6 +67,8 @@ def main() -> None:
       jaxlint rule JAX201            print a rule's page: what it does, why it is
                                      bad, an example, the fix and its safety
       jaxlint rules                  list every rule
+      jaxlint server                 a language server for editors (LSP over
+                                     stdio; needs `pip install 'jaxlint[server]'`)
 
     \b
     Common options of `jaxlint check` (all of them: `jaxlint check --help`):
@@ -463,6 +465,38 @@ def rules_cmd(show_all: bool) -> None:
         _echo("\n".join(lines))
     except _OutputError as exc:
         sys.exit(exc.exit_code)
+
+
+@main.command("server")
+@click.option("--timeout", type=_PositiveSeconds(), default=20.0, show_default=True,
+              help="Seconds one file's analysis may take; a file that takes longer (or crashes the "
+                   "parser) gets one diagnostic saying so, and the server goes on.")
+@click.option("--debounce-ms", type=click.IntRange(min=0), default=25, show_default=True,
+              help="Quiet time after an edit before the buffer is linted: a burst of edits is linted once.")
+def server_cmd(timeout: float, debounce_ms: int) -> None:
+    """Run the language server: LSP over standard input and output, for any editor.
+
+    \b
+    Diagnostics as you type (from the editor's buffer, with the same
+    pyproject.toml configuration and `# noqa` as `jaxlint check`), notebooks
+    (LSP 3.17 notebook sync), quick fixes (the edits of `--fix`), "Disable CODE
+    for this line", `source.fixAll.jaxlint` for fix-on-save, rule pages on
+    hover, and the `jaxlint.confirm` command, which confirms one finding under
+    JAX. Confirm is the only thing that runs your code, and only when asked.
+
+    \b
+    The editor starts it as `jaxlint server`; the README shows set-ups for
+    VS Code, Neovim, Helix and Emacs. Needs `pip install 'jaxlint[server]'`.
+    """
+    from jaxlint.server import missing_dependency
+
+    hint = missing_dependency()
+    if hint is not None:
+        click.echo(f"jaxlint: error: {hint}", err=True)
+        sys.exit(2)
+    from jaxlint.server.app import serve
+
+    serve(timeout=timeout, debounce=debounce_ms / 1000)
 
 
 if __name__ == "__main__":  # pragma: no cover

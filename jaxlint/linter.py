@@ -17,8 +17,8 @@ from jaxlint.config import Settings
 from jaxlint.engine import FileModel
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, Rule, all_rules
-from jaxlint.source import (MAX_FILE_BYTES, content_digest, parse_source_and_tree, read_bytes, read_source,
-                            source_lines)
+from jaxlint.source import (MAX_FILE_BYTES, PieceCache, content_digest, parse_source_and_tree, read_bytes,
+                            read_source, source_lines)
 
 
 def mentions_jax(text: str, extra_roots: Iterable[str] = ()) -> bool:
@@ -52,25 +52,31 @@ def lint_file(path: str, settings: Settings, data: Optional[bytes] = None) -> Fi
 
 
 def lint_text(text: str, path: str, settings: Settings,
-              codes: Optional[frozenset[str]] = None, apply_noqa: bool = True) -> FileResult:
-    """`apply_noqa=False` leaves line `# noqa` to the caller (flake8 applies it itself)."""
+              codes: Optional[frozenset[str]] = None, apply_noqa: bool = True,
+              pieces: Optional[PieceCache] = None) -> FileResult:
+    """`apply_noqa=False` leaves line `# noqa` to the caller (flake8 applies it itself).
+
+    `pieces` keeps parsed top-level statements from one call to the next (the language
+    server's): only the statements that changed are parsed again; the findings are the same.
+    """
     # A parse and a model make millions of objects and few cycles: Python's cyclic
     # collector, run again and again as they pile up, costs a third of the time.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint_text(text, path, settings, codes, apply_noqa)
+        return _lint_text(text, path, settings, codes, apply_noqa, pieces)
     finally:
         if enabled:
             gc.enable()
 
 
 def _lint_text(text: str, path: str, settings: Settings,
-               codes: Optional[frozenset[str]], apply_noqa: bool) -> FileResult:
+               codes: Optional[frozenset[str]], apply_noqa: bool,
+               pieces: Optional[PieceCache] = None) -> FileResult:
     result = FileResult(path)
     if not mentions_jax(text, _extra_roots(settings)) or noqa.file_is_exempt(text):
         return result
-    module, tree = parse_source_and_tree(text, path)
+    module, tree = parse_source_and_tree(text, path, pieces)
     if isinstance(module, Diagnostic):
         result.diagnostics.append(module)
         return result

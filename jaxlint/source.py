@@ -128,10 +128,12 @@ def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
     return parse_source_and_tree(text, path)[0]
 
 
-def parse_source_and_tree(text: str, path: str):
+def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] = None):
     """(libcst Module or Diagnostic, Python's `ast.Module` of the vetting, or None).
 
-    Parse with libcst, after Python's own parser has vetted the input.
+    Parse with libcst, after Python's own parser has vetted the input. With
+    `pieces` (the language server's), each top-level statement is parsed on its
+    own and kept there, so the next parse re-parses only the statements that changed.
 
     Python's parser rejects in milliseconds the deeply nested input that makes
     libcst crash the interpreter or take seconds, and its syntax errors are the
@@ -153,7 +155,11 @@ def parse_source_and_tree(text: str, path: str):
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999"), None
     except ValueError as exc:
         return Diagnostic(path, f"cannot parse file: {exc}", code="E999"), None
-    if text.count("\n") > CHUNKED_PARSE_LINES:
+    if pieces is not None:
+        module = _parse_in_pieces(text, tree, 1, pieces.parse_all)
+        if module is not None:
+            return module, tree
+    elif text.count("\n") > CHUNKED_PARSE_LINES:
         module = _parse_chunked(text, tree)
         if module is not None:
             return module, tree
@@ -169,6 +175,18 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 def _parse_chunked(text: str, tree: ast.Module):
     """One libcst Module built from pieces parsed apart; None when it cannot be."""
+    return _parse_in_pieces(text, tree, CHUNKED_PARSE_LINES, _parse_each)
+
+
+def _parse_each(texts: list[str]) -> list:
+    import libcst as cst
+
+    return [cst.parse_module(t) for t in texts]
+
+
+def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
+    """One libcst Module from pieces of at least `min_lines` lines, cut at top-level
+    statements and parsed apart by `parse_all`; None when it cannot be."""
     import libcst as cst
 
     lines = _LINE.findall(text)
@@ -176,20 +194,29 @@ def _parse_chunked(text: str, tree: ast.Module):
     prev_end = 0
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
-        if first >= prev_end and first - cuts[-1] >= CHUNKED_PARSE_LINES:
+        if first >= prev_end and first - cuts[-1] >= min_lines:
             cuts.append(first)
         prev_end = node.end_lineno or first + 1
     if len(cuts) == 1:
         return None
     cuts.append(len(lines))
+    texts = ["".join(lines[a:b]) for a, b in zip(cuts, cuts[1:])]
     try:
-        modules = [cst.parse_module("".join(lines[a:b])) for a, b in zip(cuts, cuts[1:])]
+        modules = parse_all(texts)
     except (cst.ParserSyntaxError, RecursionError, MemoryError):
         return None
-    first = modules[0]
-    if any(m.default_indent != first.default_indent or m.default_newline != first.default_newline
-           for m in modules) or any(not m.body for m in modules):
+    if any(not m.body for m in modules) or any(m.default_newline != modules[0].default_newline
+                                               for m in modules):
         return None
+    # Positions are printed with the module's indent: every piece whose blocks use their
+    # own default indent must have the same one. (A piece with no indented line has no
+    # block to print, whatever libcst's default for it.)
+    indents = {m.default_indent for m, t in zip(modules, texts) if _INDENTED.search(t)}
+    if len(indents) > 1:
+        return None
+    first = modules[0]
+    if indents and first.default_indent not in indents:
+        first = first.with_changes(default_indent=indents.pop())
     body = list(first.body)
     pending = list(first.footer)
     for m in modules[1:]:
@@ -202,6 +229,39 @@ def _parse_chunked(text: str, tree: ast.Module):
     last = modules[-1]
     return first.with_changes(body=body, footer=last.footer,
                               has_trailing_newline=last.has_trailing_newline)
+
+
+_INDENTED = re.compile(r"(?:\r\n|\r|\n)[ \t]")
+
+
+class PieceCache:
+    """Parsed top-level statements by their text, kept from one parse of a file to the
+    next: an edit re-parses only the statements it touched (the language server's).
+
+    Only the pieces of the latest parse are kept. A piece is never used twice in one
+    module: two equal statements get two trees, since the model keys on node identity.
+    """
+
+    def __init__(self) -> None:
+        self._pieces: dict[str, list] = {}
+        self.parsed = 0  # pieces parsed by the latest parse_all (the rest were reused)
+
+    def parse_all(self, texts: list[str]) -> list:
+        import libcst as cst
+
+        old, new, out = self._pieces, {}, []
+        self.parsed = 0
+        for t in texts:
+            kept = old.get(t)
+            if kept:
+                module = kept.pop()
+            else:
+                module = cst.parse_module(t)
+                self.parsed += 1
+            new.setdefault(t, []).append(module)
+            out.append(module)
+        self._pieces = new
+        return out
 
 
 #: Python's messages for input too deep to hand to libcst's parser.

@@ -1,0 +1,131 @@
+"""Confirm on demand: confirm mode on one finding of one buffer, cancellable.
+
+The server never runs user code unless asked: this is the only place it does,
+for `workspace/executeCommand jaxlint.confirm`. It runs `confirm_findings`, the
+code and sandbox of `jaxlint check --confirm`, on the editor's text, in a child
+process. Cancelling (the progress's cancel button, or `$/cancelRequest`) sends
+that child SIGTERM, on which confirm mode's own cleanup kills its JAX worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import signal
+import sys
+import uuid
+from typing import Any, Optional
+
+from lsprotocol import types
+
+from jaxlint import processes
+
+_HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+         "from jaxlint.server.confirming import main; sys.exit(main())")
+
+
+async def confirm_finding(ls, uri: str = "", code: str = "", line: int = 0, col: int = 0) -> dict[str, Any]:
+    """The verdict on the finding `code` at `line`:`col` of `uri`; it also goes into the
+    finding's diagnostic."""
+    from jaxlint.server.app import _verdict_key
+
+    pub = ls.published.get(uri)
+    finding = next((f for f in (pub.findings if pub else ()) if (f.code, f.line, f.col) == (code, line, col)), None)
+    if finding is None:
+        return {"verdict": "could not run", "summary": f"no {code} finding at line {line}, column {col} of {uri}"}
+    if pub.cell is not None:
+        return {"verdict": "could not run",
+                "summary": "confirm runs on files; for a notebook, run `jaxlint check --confirm` on it"}
+    target = ls.targets.get(pub.target)
+    token = await _progress(ls, f"jaxlint: confirming {code} under JAX")
+    try:
+        verdict = await _run(ls, token, finding, pub.path, pub.text, ls.confirm_timeout)
+    finally:
+        if token is not None:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+    if verdict.get("verdict") != "cancelled" and target is not None:
+        target.verdicts[_verdict_key(finding, pub.lines)] = {**verdict, "uri": uri}
+        ls.republish(pub.target)
+    return verdict
+
+
+async def _progress(ls, title: str) -> Optional[str]:
+    caps = ls.client_capabilities.window
+    if caps is None or not caps.work_done_progress:
+        return None
+    token = f"jaxlint-confirm-{uuid.uuid4()}"
+    try:
+        await ls.work_done_progress.create_async(token)
+    except Exception:  # noqa: BLE001 - a client that refuses: no progress, the command still runs
+        return None
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+        title=title, cancellable=True, message="starting JAX (this imports and runs the file)"))
+    return token
+
+
+async def _run(ls, token: Optional[str], finding, path: str, text: str, timeout: float) -> dict[str, Any]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _MAIN, _HERE, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=None)
+    request = pickle.dumps(([finding], path, text, timeout))
+    cancelled = asyncio.wrap_future(ls.work_done_progress.tokens[token]) if token is not None else None
+    work = asyncio.ensure_future(proc.communicate(request))
+    try:
+        waiting = {work} | ({cancelled} if cancelled is not None else set())
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if not work.done():  # the client cancelled the progress
+            await _stop(proc)
+            return {"verdict": "cancelled"}
+        out, _ = work.result()
+    except asyncio.CancelledError:  # $/cancelRequest, or the server shuts down
+        await _stop(proc)
+        raise
+    try:
+        kind, value = pickle.loads(out)
+    except Exception:  # noqa: BLE001
+        return {"verdict": "could not run", "summary": f"confirm exited early (status {proc.returncode})"}
+    return value
+
+
+async def _stop(proc) -> None:
+    """SIGTERM first: confirm mode's cleanup kills its JAX worker's process group."""
+    if proc.returncode is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(proc.wait(), 5)
+        except (ProcessLookupError, asyncio.TimeoutError):
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+            await proc.wait()
+
+
+def _terminate_with_parent() -> None:
+    """Linux: SIGTERM (not SIGKILL, so the cleanup runs) when the server dies."""
+    libc = processes._LIBC
+    if libc is not None:
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def main() -> int:
+    from jaxlint.confirm import ConfirmUnavailable, confirm_findings
+
+    _terminate_with_parent()
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    findings, path, text, timeout = pickle.load(sys.stdin.buffer)
+    try:
+        with processes.handling_signals():
+            try:
+                confirmed, _ = confirm_findings(findings, device="auto", timeout=timeout, texts={path: text})
+                verdict = confirmed[0].verdict or {"verdict": "could not run", "summary": "no verdict"}
+            except ConfirmUnavailable as exc:
+                verdict = {"verdict": "could not run", "summary": str(exc)}
+    except processes.Interrupted as exc:
+        return exc.exit_code
+    pickle.dump(("ok", verdict), replies)
+    replies.flush()
+    return 0
