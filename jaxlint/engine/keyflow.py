@@ -207,9 +207,12 @@ class _KeyFlow(Flow):
         self.collect()
         if not self.uses_at:
             return []
-        self.block(self.model.module.body, {})
+        # Each body is walked on its own: only those that consume a key need it.
+        users = {use.function for uses in self.uses_at.values() for use in uses}
+        if None in users:
+            self.block(self.model.module.body, {})
         for func in self.model.functions:
-            if isinstance(func.node, cst.FunctionDef):
+            if func in users and isinstance(func.node, cst.FunctionDef):
                 self.block(body(func.node), {})
         self.findings.sort(key=lambda f: f.use.order)
         return self.findings
