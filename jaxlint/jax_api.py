@@ -511,3 +511,25 @@ NAN_GRADIENT_SAFE_WRAPPERS: frozenset[str] = frozenset({
 #: Transforms that only push tangents forward: a NaN derivative of an untaken
 #: branch is selected away (jax.jvp / jax.linearize give a finite tangent).
 FORWARD_ONLY_TRANSFORMS: frozenset[str] = frozenset({"jvp", "linearize", "jacfwd"})
+# Numerics (JAX7xx): out-of-bounds indexing
+
+#: Constructors whose result's shape is written in the call as a literal:
+#: -> (position, keyword) of the shape argument. (`jnp.arange`, `linspace`, `eye`,
+#: `identity` and `jnp.array` of a list display have their own readings.)
+LITERAL_SHAPE_CONSTRUCTORS: dict[str, tuple[int, str]] = {
+    "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),
+    "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
+}
+#: `jnp.linspace(start, stop)` makes this many points when `num` is not given.
+LINSPACE_DEFAULT_NUM = 50
+#: `jnp.array` / `jnp.asarray` of a list display: one row per element, so axis 0 has
+#: the display's length.
+LIST_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+#: Gathers whose out-of-bounds behaviour is chosen by a `mode=` keyword; without it,
+#: an index out of range raises nothing (checked under jax 0.10.2, eagerly and under
+#: jit): `x[5]` and `x.at[5].get()` clamp to the last element (`x[-5]` to the first),
+#: `jnp.take(x, 5)` / `x.take(5)` fill (NaN for floats, the minimum for ints), and
+#: `x.at[5].set(v)` / `.add(v)` / ... drop the update. NumPy raises IndexError.
+#: The modes: "clip", "fill" (with `fill_value=`), "drop", "promise_in_bounds";
+#: jnp.take also "wrap" ("raise" is NotImplementedError).
+TAKE_FUNCTIONS: frozenset[str] = frozenset({"jax.numpy.take"})
