@@ -204,23 +204,35 @@ BOOLEAN_FUNCTIONS: frozenset[str] = frozenset(
         "equal", "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
     ))
 
-#: Functions whose output size depends on the data: they need `size=` under jit.
-#: The value is the keyword that fixes the size.
-SIZE_DEPENDENT_FUNCTIONS: dict[str, str] = {
-    "jax.numpy.nonzero": "size",
-    "jax.numpy.argwhere": "size",
-    "jax.numpy.flatnonzero": "size",
-    "jax.numpy.unique": "size",
-    "jax.numpy.unique_values": "size",
-    "jax.numpy.unique_counts": "size",
-    "jax.numpy.unique_inverse": "size",
-    "jax.numpy.unique_all": "size",
-    "jax.numpy.union1d": "size",
-    "jax.numpy.intersect1d": "size",
-    "jax.numpy.setdiff1d": "size",
-    "jax.numpy.setxor1d": "size",
-    "jax.numpy.extract": "size",
-    "jax.numpy.compress": "size",
+@dataclass(frozen=True)
+class SizeArgument:
+    """The argument that fixes a data-dependent output size, and the data it reads."""
+
+    keyword: str
+    # Its position, where it may be given by position (`segment_sum(d, ids, 3)`).
+    position: int | None = None
+    # The position of the argument whose values decide the size.
+    data: int = 0
+    # Another spelling the message should warn about (`minlength` does not fix the size).
+    not_enough: str | None = None
+
+
+#: Functions whose output size depends on the data: under an abstract trace they
+#: raise ConcretizationTypeError unless the size is given. The value says which
+#: argument fixes the size, and which holds the data.
+#: `jax.ops.segment_*` without `num_segments` compute max(segment_ids) + 1, and
+#: `jnp.bincount` without `length` max(x) + 1 (`minlength` is not enough): both raise
+#: ConcretizationTypeError under jit and vmap, and work under grad (jax 0.10.2).
+SIZE_DEPENDENT_FUNCTIONS: dict[str, SizeArgument] = {
+    **{f"jax.numpy.{n}": SizeArgument("size") for n in (
+        "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d",
+        "extract", "compress",
+    )},
+    **{f"jax.ops.{n}": SizeArgument("num_segments", position=2, data=1) for n in (
+        "segment_sum", "segment_max", "segment_min", "segment_prod",
+    )},
+    "jax.numpy.bincount": SizeArgument("length", not_enough="minlength"),
 }
 
 #: NumPy functions that work on a tracer because NumPy hands them to the array's
@@ -257,7 +269,7 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.numpy.reshape": ShapeArgs((1,), ("shape", "newshape")),
     "jax.numpy.arange": ShapeArgs((0, 1, 2), ("start", "stop", "step"), "ConcretizationTypeError",
                                   "use a static size (x.shape[0]) or jnp.where over a fixed-size arange"),
-    "jax.numpy.linspace": ShapeArgs((2,), ("num",), "TypeError"),
+    "jax.numpy.linspace": ShapeArgs((2,), ("num",), "ConcretizationTypeError"),
     "jax.numpy.repeat": ShapeArgs((1,), ("repeats",), "ConcretizationTypeError",
                                   "pass total_repeat_length= so the output size is static"),
     "jax.random.normal": ShapeArgs((1,), ("shape",)),
@@ -271,6 +283,20 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.lax.iota": ShapeArgs((1,), ("size",)),
     "jax.lax.reshape": ShapeArgs((1,), ("new_sizes",)),
     "jax.numpy.tile": ShapeArgs((1,), ("reps",)),
+    # Sizes read by library functions; each traced one raises under jit and vmap, and
+    # works under grad (jax 0.10.2). (jnp.histogram's `bins` may be traced edges: not here.)
+    "jax.nn.one_hot": ShapeArgs((1,), ("num_classes",), "ConcretizationTypeError",
+                                "pass the number of classes as a Python int (static)"),
+    "jax.numpy.split": ShapeArgs((1,), ("indices_or_sections",), "ConcretizationTypeError"),
+    "jax.numpy.array_split": ShapeArgs((1,), ("indices_or_sections",), "ConcretizationTypeError"),
+    "jax.numpy.pad": ShapeArgs((1,), ("pad_width",), "ConcretizationTypeError"),
+    "jax.numpy.bincount": ShapeArgs((), ("length",), "ConcretizationTypeError",
+                                    "pass length= as a Python int (static)"),
+    "jax.lax.dynamic_slice": ShapeArgs((2,), ("slice_sizes",), "TypeError",
+                                       "slice sizes must be static (only the start indices may be traced)"),
+    **{f"jax.ops.{n}": ShapeArgs((2,), ("num_segments",), "ConcretizationTypeError",
+                                 "pass num_segments= as a Python int (static)")
+       for n in ("segment_sum", "segment_max", "segment_min", "segment_prod")},
 }
 #: Array methods taking a shape: `x.reshape(n, -1)`.
 SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})
