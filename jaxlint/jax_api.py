@@ -559,3 +559,75 @@ LIST_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.numpy.array", "jax.num
 #: The modes: "clip", "fill" (with `fill_value=`), "drop", "promise_in_bounds";
 #: jnp.take also "wrap" ("raise" is NotImplementedError).
 TAKE_FUNCTIONS: frozenset[str] = frozenset({"jax.numpy.take"})
+
+
+# Python sequences given to jax.numpy (JAX208) --------------------------------------
+
+#: Functions that take arrays and reject a Python list or tuple in their place, with
+#: the positional arguments where they do: `jnp.sum([1, 2])` raises "TypeError: sum
+#: requires ndarray or scalar arguments, got <class 'list'> at position 0.", eagerly
+#: and under jit, for a list of numbers or of arrays alike. Measured under jax 0.10.2
+#: by calling every function of jax.numpy (and jax.numpy.linalg, jax.nn) with a list
+#: and a tuple at each position. Functions that take a sequence on purpose
+#: (`jnp.array`, `asarray`, `stack`, `concatenate`, `hstack`, `vstack`, `column_stack`,
+#: `block`, `einsum`, `select`'s lists, `split`'s indices, shapes and axes) accept them
+#: and are not here.
+SEQUENCE_REJECTING_FUNCTIONS: dict[str, tuple[int, ...]] = {
+    **{f"jax.numpy.{n}": (0,) for n in (
+        "abs", "absolute", "acos", "acosh", "all", "amax", "amin", "angle", "any",
+        "append", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
+        "argmax", "argmin", "argsort", "argwhere", "around", "array_split", "asin",
+        "asinh", "astype", "atan", "atanh", "bincount", "bitwise_count",
+        "bitwise_invert", "bitwise_not", "broadcast_to", "cbrt", "ceil", "choose",
+        "clip", "conj", "conjugate", "copy", "cos", "cosh", "count_nonzero", "cumprod",
+        "cumsum", "cumulative_prod", "cumulative_sum", "deg2rad", "degrees", "diag",
+        "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "ediff1d",
+        "empty_like", "exp", "exp2", "expand_dims", "expm1", "fabs", "flatnonzero",
+        "flip", "fliplr", "flipud", "floor", "frexp", "histogramdd", "hsplit", "i0",
+        "imag", "invert", "iscomplex", "isfinite", "isinf", "isnan", "isneginf",
+        "isposinf", "isreal", "log", "log10", "log1p", "log2", "logical_not",
+        "matrix_transpose", "max", "mean", "median", "min", "modf", "moveaxis",
+        "nan_to_num", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax",
+        "nanmean", "nanmedian", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
+        "negative", "nonzero", "ones_like", "packbits", "pad", "permute_dims",
+        "piecewise", "poly", "polyder", "polyint", "positive", "prod", "ptp", "rad2deg",
+        "radians", "ravel", "real", "reciprocal", "reshape", "rint", "roll", "roots",
+        "rot90", "round", "sign", "signbit", "sin", "sinc", "sinh", "sort",
+        "sort_complex", "spacing", "split", "sqrt", "square", "squeeze", "std", "sum",
+        "tan", "tanh", "tile", "trace", "transpose", "tril", "tril_indices_from",
+        "trim_zeros", "triu", "triu_indices_from", "trunc", "unique", "unique_all",
+        "unique_counts", "unique_inverse", "unique_values", "unpackbits",
+        "unravel_index", "unstack", "unwrap", "vander", "var", "vsplit", "zeros_like"
+    )},
+    **{f"jax.numpy.{n}": (0, 1) for n in (
+        "add", "allclose", "arctan2", "atan2", "bitwise_and", "bitwise_left_shift",
+        "bitwise_or", "bitwise_right_shift", "bitwise_xor", "compress", "convolve",
+        "copysign", "corrcoef", "correlate", "cov", "cross", "delete", "digitize",
+        "divide", "divmod", "dot", "equal", "extract", "float_power", "floor_divide",
+        "fmax", "fmin", "fmod", "full_like", "gcd", "greater", "greater_equal",
+        "heaviside", "histogram", "histogram2d", "histogram_bin_edges", "hypot",
+        "inner", "intersect1d", "isclose", "isin", "kron", "lcm", "ldexp", "left_shift",
+        "less", "less_equal", "linspace", "logaddexp", "logaddexp2", "logical_and",
+        "logical_or", "logical_xor", "matmul", "matvec", "maximum", "minimum", "mod",
+        "multiply", "nanpercentile", "nanquantile", "nextafter", "not_equal", "outer",
+        "percentile", "polyadd", "polydiv", "polymul", "polysub", "polyval", "pow",
+        "power", "quantile", "remainder", "repeat", "right_shift", "searchsorted",
+        "setdiff1d", "setxor1d", "subtract", "take", "take_along_axis", "tensordot",
+        "trapezoid", "true_divide", "union1d", "vdot", "vecdot", "vecmat"
+    )},
+    **{f"jax.numpy.{n}": (0, 1, 2) for n in (
+        "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "insert",
+        "interp", "ix_", "meshgrid", "place", "where"
+    )},
+    **{f"jax.numpy.linalg.{n}": (0,) for n in (
+        "cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+        "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet", "svd", "svdvals",
+        "tensorinv", "vector_norm"
+    )},
+    **{f"jax.nn.{n}": (0,) for n in (
+        "celu", "elu", "gelu", "glu", "hard_silu", "hard_swish", "hard_tanh",
+        "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "relu",
+        "relu6", "selu", "silu", "soft_sign", "softmax", "softplus", "sparse_plus",
+        "squareplus", "standardize", "swish"
+    )},
+}
