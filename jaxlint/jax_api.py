@@ -357,6 +357,16 @@ JAX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
         "eye", "identity", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
     ))
 
+#: Every other function of these modules returns a JAX array (or a tuple or list of
+#: them), which is unhashable: `hash(jnp.sum(x))` raises "unhashable type:
+#: 'jaxlib._jax.ArrayImpl'" (and 'PRNGKeyArray' for jax.random.key), so it cannot be a
+#: static argument (jax 0.10.2). jax.lax is not here: its classes and helpers
+#: (`lax.Precision(...)`, `lax.conv_dimension_numbers(...)`) give hashable values.
+UNHASHABLE_RESULT_MODULES: tuple[str, ...] = ("jax.numpy.", "jax.random.")
+#: ... except these, which return functions, dtypes or other hashable values.
+HASHABLE_RESULT_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.random.key_impl",
+})
 
 # In-place updates (JAX3xx) and removed APIs (JAX9xx) ---------------------------
 
