@@ -641,3 +641,26 @@ SEQUENCE_REJECTING_FUNCTIONS: dict[str, tuple[int, ...]] = {
         "squareplus", "standardize", "swish"
     )},
 }
+
+# Numerics (JAX7xx): integer overflow
+
+#: The integer dtypes JAX has while x64 is off, with their ranges. A Python int
+#: literal out of range is an OverflowError in `jnp.array(2**40)`, `jnp.int32(3e9)`
+#: and `x + 2**40`, but these calls wrap it silently (jax 0.10.2): `jnp.full(3,
+#: 2**40)` is [0, 0, 0], `jnp.full(3, 300, dtype=jnp.uint8)` is [44, 44, 44],
+#: `jnp.arange(2**31 - 1, 2**31 + 2)` is [2147483647, -2147483648, -2147483647],
+#: `lax.convert_element_type(2**40, jnp.int32)` is 0; no warning.
+INT_DTYPE_RANGES: dict[str, tuple[int, int]] = {
+    "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
+    "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1),
+}
+#: The dtype of a Python int given to JAX, while x64 is off.
+DEFAULT_INT_DTYPE = "int32"
+#: Calls that wrap an out-of-range int literal silently: -> (positions, keywords) of
+#: the values, and the (position, keyword) of the dtype (None: no dtype argument).
+WRAPPING_INT_CALLS: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[int, str] | None]] = {
+    "jax.numpy.full": ((1,), ("fill_value",), (2, "dtype")),
+    "jax.lax.full": ((1,), ("fill_value",), (2, "dtype")),
+    "jax.numpy.arange": ((0, 1, 2), ("start", "stop", "step"), (3, "dtype")),
+    "jax.lax.convert_element_type": ((0,), ("operand",), (1, "new_dtype")),
+}
