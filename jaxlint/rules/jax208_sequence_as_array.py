@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.jax_api import SEQUENCE_REJECTING_FUNCTIONS
+from jaxlint.rules._known_arrays import comprehension_variable
 from jaxlint.rules.base import Report, Rule
 
 _DISPLAYS = {cst.List: "a list", cst.ListComp: "a list", cst.Tuple: "a tuple"}
@@ -56,7 +57,7 @@ class SequenceAsArray(Rule):
                 return kind
         if isinstance(expr, cst.Call):
             return _BUILTINS.get(model.qualname(expr.func))
-        if isinstance(expr, cst.Name) and depth == 0:
+        if isinstance(expr, cst.Name) and depth == 0 and not comprehension_variable(model, expr):
             bindings = model.scope_of(expr).lookup(expr.value)
             kinds = set()
             for b in bindings or ():
