@@ -204,23 +204,35 @@ BOOLEAN_FUNCTIONS: frozenset[str] = frozenset(
         "equal", "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
     ))
 
-#: Functions whose output size depends on the data: they need `size=` under jit.
-#: The value is the keyword that fixes the size.
-SIZE_DEPENDENT_FUNCTIONS: dict[str, str] = {
-    "jax.numpy.nonzero": "size",
-    "jax.numpy.argwhere": "size",
-    "jax.numpy.flatnonzero": "size",
-    "jax.numpy.unique": "size",
-    "jax.numpy.unique_values": "size",
-    "jax.numpy.unique_counts": "size",
-    "jax.numpy.unique_inverse": "size",
-    "jax.numpy.unique_all": "size",
-    "jax.numpy.union1d": "size",
-    "jax.numpy.intersect1d": "size",
-    "jax.numpy.setdiff1d": "size",
-    "jax.numpy.setxor1d": "size",
-    "jax.numpy.extract": "size",
-    "jax.numpy.compress": "size",
+@dataclass(frozen=True)
+class SizeArgument:
+    """The argument that fixes a data-dependent output size, and the data it reads."""
+
+    keyword: str
+    # Its position, where it may be given by position (`segment_sum(d, ids, 3)`).
+    position: int | None = None
+    # The position of the argument whose values decide the size.
+    data: int = 0
+    # Another spelling the message should warn about (`minlength` does not fix the size).
+    not_enough: str | None = None
+
+
+#: Functions whose output size depends on the data: under an abstract trace they
+#: raise ConcretizationTypeError unless the size is given. The value says which
+#: argument fixes the size, and which holds the data.
+#: `jax.ops.segment_*` without `num_segments` compute max(segment_ids) + 1, and
+#: `jnp.bincount` without `length` max(x) + 1 (`minlength` is not enough): both raise
+#: ConcretizationTypeError under jit and vmap, and work under grad (jax 0.10.2).
+SIZE_DEPENDENT_FUNCTIONS: dict[str, SizeArgument] = {
+    **{f"jax.numpy.{n}": SizeArgument("size") for n in (
+        "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d",
+        "extract", "compress",
+    )},
+    **{f"jax.ops.{n}": SizeArgument("num_segments", position=2, data=1) for n in (
+        "segment_sum", "segment_max", "segment_min", "segment_prod",
+    )},
+    "jax.numpy.bincount": SizeArgument("length", not_enough="minlength"),
 }
 
 #: NumPy functions that work on a tracer because NumPy hands them to the array's
@@ -257,7 +269,7 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.numpy.reshape": ShapeArgs((1,), ("shape", "newshape")),
     "jax.numpy.arange": ShapeArgs((0, 1, 2), ("start", "stop", "step"), "ConcretizationTypeError",
                                   "use a static size (x.shape[0]) or jnp.where over a fixed-size arange"),
-    "jax.numpy.linspace": ShapeArgs((2,), ("num",), "TypeError"),
+    "jax.numpy.linspace": ShapeArgs((2,), ("num",), "ConcretizationTypeError"),
     "jax.numpy.repeat": ShapeArgs((1,), ("repeats",), "ConcretizationTypeError",
                                   "pass total_repeat_length= so the output size is static"),
     "jax.random.normal": ShapeArgs((1,), ("shape",)),
@@ -271,6 +283,20 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.lax.iota": ShapeArgs((1,), ("size",)),
     "jax.lax.reshape": ShapeArgs((1,), ("new_sizes",)),
     "jax.numpy.tile": ShapeArgs((1,), ("reps",)),
+    # Sizes read by library functions; each traced one raises under jit and vmap, and
+    # works under grad (jax 0.10.2). (jnp.histogram's `bins` may be traced edges: not here.)
+    "jax.nn.one_hot": ShapeArgs((1,), ("num_classes",), "ConcretizationTypeError",
+                                "pass the number of classes as a Python int (static)"),
+    "jax.numpy.split": ShapeArgs((1,), ("indices_or_sections",), "ConcretizationTypeError"),
+    "jax.numpy.array_split": ShapeArgs((1,), ("indices_or_sections",), "ConcretizationTypeError"),
+    "jax.numpy.pad": ShapeArgs((1,), ("pad_width",), "ConcretizationTypeError"),
+    "jax.numpy.bincount": ShapeArgs((), ("length",), "ConcretizationTypeError",
+                                    "pass length= as a Python int (static)"),
+    "jax.lax.dynamic_slice": ShapeArgs((2,), ("slice_sizes",), "TypeError",
+                                       "slice sizes must be static (only the start indices may be traced)"),
+    **{f"jax.ops.{n}": ShapeArgs((2,), ("num_segments",), "ConcretizationTypeError",
+                                 "pass num_segments= as a Python int (static)")
+       for n in ("segment_sum", "segment_max", "segment_min", "segment_prod")},
 }
 #: Array methods taking a shape: `x.reshape(n, -1)`.
 SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})
@@ -331,6 +357,16 @@ JAX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
         "eye", "identity", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
     ))
 
+#: Every other function of these modules returns a JAX array (or a tuple or list of
+#: them), which is unhashable: `hash(jnp.sum(x))` raises "unhashable type:
+#: 'jaxlib._jax.ArrayImpl'" (and 'PRNGKeyArray' for jax.random.key), so it cannot be a
+#: static argument (jax 0.10.2). jax.lax is not here: its classes and helpers
+#: (`lax.Precision(...)`, `lax.conv_dimension_numbers(...)`) give hashable values.
+UNHASHABLE_RESULT_MODULES: tuple[str, ...] = ("jax.numpy.", "jax.random.")
+#: ... except these, which return functions, dtypes or other hashable values.
+HASHABLE_RESULT_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.random.key_impl",
+})
 
 # In-place updates (JAX3xx) and removed APIs (JAX9xx) ---------------------------
 
@@ -649,3 +685,121 @@ DEVICE_PUT_FUNCTIONS: frozenset[str] = frozenset({
 METADATA_BUILTINS: frozenset[str] = frozenset({
     "builtins.len", "builtins.isinstance", "builtins.type", "builtins.id",
 })
+
+# Numerics (JAX7xx): out-of-bounds indexing
+
+#: Constructors whose result's shape is written in the call as a literal:
+#: -> (position, keyword) of the shape argument. (`jnp.arange`, `linspace`, `eye`,
+#: `identity` and `jnp.array` of a list display have their own readings.)
+LITERAL_SHAPE_CONSTRUCTORS: dict[str, tuple[int, str]] = {
+    "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),
+    "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
+}
+#: `jnp.linspace(start, stop)` makes this many points when `num` is not given.
+LINSPACE_DEFAULT_NUM = 50
+#: `jnp.array` / `jnp.asarray` of a list display: one row per element, so axis 0 has
+#: the display's length.
+LIST_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+#: Gathers whose out-of-bounds behaviour is chosen by a `mode=` keyword; without it,
+#: an index out of range raises nothing (checked under jax 0.10.2, eagerly and under
+#: jit): `x[5]` and `x.at[5].get()` clamp to the last element (`x[-5]` to the first),
+#: `jnp.take(x, 5)` / `x.take(5)` fill (NaN for floats, the minimum for ints), and
+#: `x.at[5].set(v)` / `.add(v)` / ... drop the update. NumPy raises IndexError.
+#: The modes: "clip", "fill" (with `fill_value=`), "drop", "promise_in_bounds";
+#: jnp.take also "wrap" ("raise" is NotImplementedError).
+TAKE_FUNCTIONS: frozenset[str] = frozenset({"jax.numpy.take"})
+
+
+# Python sequences given to jax.numpy (JAX208) --------------------------------------
+
+#: Functions that take arrays and reject a Python list or tuple in their place, with
+#: the positional arguments where they do: `jnp.sum([1, 2])` raises "TypeError: sum
+#: requires ndarray or scalar arguments, got <class 'list'> at position 0.", eagerly
+#: and under jit, for a list of numbers or of arrays alike. Measured under jax 0.10.2
+#: by calling every function of jax.numpy (and jax.numpy.linalg, jax.nn) with a list
+#: and a tuple at each position. Functions that take a sequence on purpose
+#: (`jnp.array`, `asarray`, `stack`, `concatenate`, `hstack`, `vstack`, `column_stack`,
+#: `block`, `einsum`, `select`'s lists, `split`'s indices, shapes and axes) accept them
+#: and are not here.
+SEQUENCE_REJECTING_FUNCTIONS: dict[str, tuple[int, ...]] = {
+    **{f"jax.numpy.{n}": (0,) for n in (
+        "abs", "absolute", "acos", "acosh", "all", "amax", "amin", "angle", "any",
+        "append", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
+        "argmax", "argmin", "argsort", "argwhere", "around", "array_split", "asin",
+        "asinh", "astype", "atan", "atanh", "bincount", "bitwise_count",
+        "bitwise_invert", "bitwise_not", "broadcast_to", "cbrt", "ceil", "choose",
+        "clip", "conj", "conjugate", "copy", "cos", "cosh", "count_nonzero", "cumprod",
+        "cumsum", "cumulative_prod", "cumulative_sum", "deg2rad", "degrees", "diag",
+        "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "ediff1d",
+        "empty_like", "exp", "exp2", "expand_dims", "expm1", "fabs", "flatnonzero",
+        "flip", "fliplr", "flipud", "floor", "frexp", "histogramdd", "hsplit", "i0",
+        "imag", "invert", "iscomplex", "isfinite", "isinf", "isnan", "isneginf",
+        "isposinf", "isreal", "log", "log10", "log1p", "log2", "logical_not",
+        "matrix_transpose", "max", "mean", "median", "min", "modf", "moveaxis",
+        "nan_to_num", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax",
+        "nanmean", "nanmedian", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
+        "negative", "nonzero", "ones_like", "packbits", "pad", "permute_dims",
+        "piecewise", "poly", "polyder", "polyint", "positive", "prod", "ptp", "rad2deg",
+        "radians", "ravel", "real", "reciprocal", "reshape", "rint", "roll", "roots",
+        "rot90", "round", "sign", "signbit", "sin", "sinc", "sinh", "sort",
+        "sort_complex", "spacing", "split", "sqrt", "square", "squeeze", "std", "sum",
+        "tan", "tanh", "tile", "trace", "transpose", "tril", "tril_indices_from",
+        "trim_zeros", "triu", "triu_indices_from", "trunc", "unique", "unique_all",
+        "unique_counts", "unique_inverse", "unique_values", "unpackbits",
+        "unravel_index", "unstack", "unwrap", "vander", "var", "vsplit", "zeros_like"
+    )},
+    **{f"jax.numpy.{n}": (0, 1) for n in (
+        "add", "allclose", "arctan2", "atan2", "bitwise_and", "bitwise_left_shift",
+        "bitwise_or", "bitwise_right_shift", "bitwise_xor", "compress", "convolve",
+        "copysign", "corrcoef", "correlate", "cov", "cross", "delete", "digitize",
+        "divide", "divmod", "dot", "equal", "extract", "float_power", "floor_divide",
+        "fmax", "fmin", "fmod", "full_like", "gcd", "greater", "greater_equal",
+        "heaviside", "histogram", "histogram2d", "histogram_bin_edges", "hypot",
+        "inner", "intersect1d", "isclose", "isin", "kron", "lcm", "ldexp", "left_shift",
+        "less", "less_equal", "linspace", "logaddexp", "logaddexp2", "logical_and",
+        "logical_or", "logical_xor", "matmul", "matvec", "maximum", "minimum", "mod",
+        "multiply", "nanpercentile", "nanquantile", "nextafter", "not_equal", "outer",
+        "percentile", "polyadd", "polydiv", "polymul", "polysub", "polyval", "pow",
+        "power", "quantile", "remainder", "repeat", "right_shift", "searchsorted",
+        "setdiff1d", "setxor1d", "subtract", "take", "take_along_axis", "tensordot",
+        "trapezoid", "true_divide", "union1d", "vdot", "vecdot", "vecmat"
+    )},
+    **{f"jax.numpy.{n}": (0, 1, 2) for n in (
+        "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "insert",
+        "interp", "ix_", "meshgrid", "place", "where"
+    )},
+    **{f"jax.numpy.linalg.{n}": (0,) for n in (
+        "cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+        "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet", "svd", "svdvals",
+        "tensorinv", "vector_norm"
+    )},
+    **{f"jax.nn.{n}": (0,) for n in (
+        "celu", "elu", "gelu", "glu", "hard_silu", "hard_swish", "hard_tanh",
+        "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "relu",
+        "relu6", "selu", "silu", "soft_sign", "softmax", "softplus", "sparse_plus",
+        "squareplus", "standardize", "swish"
+    )},
+}
+
+# Numerics (JAX7xx): integer overflow
+
+#: The integer dtypes JAX has while x64 is off, with their ranges. A Python int
+#: literal out of range is an OverflowError in `jnp.array(2**40)`, `jnp.int32(3e9)`
+#: and `x + 2**40`, but these calls wrap it silently (jax 0.10.2): `jnp.full(3,
+#: 2**40)` is [0, 0, 0], `jnp.full(3, 300, dtype=jnp.uint8)` is [44, 44, 44],
+#: `jnp.arange(2**31 - 1, 2**31 + 2)` is [2147483647, -2147483648, -2147483647],
+#: `lax.convert_element_type(2**40, jnp.int32)` is 0; no warning.
+INT_DTYPE_RANGES: dict[str, tuple[int, int]] = {
+    "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
+    "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1), "uint32": (0, 2**32 - 1),
+}
+#: The dtype of a Python int given to JAX, while x64 is off.
+DEFAULT_INT_DTYPE = "int32"
+#: Calls that wrap an out-of-range int literal silently: -> (positions, keywords) of
+#: the values, and the (position, keyword) of the dtype (None: no dtype argument).
+WRAPPING_INT_CALLS: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[int, str] | None]] = {
+    "jax.numpy.full": ((1,), ("fill_value",), (2, "dtype")),
+    "jax.lax.full": ((1,), ("fill_value",), (2, "dtype")),
+    "jax.numpy.arange": ((0, 1, 2), ("start", "stop", "step"), (3, "dtype")),
+    "jax.lax.convert_element_type": ((0,), ("operand",), (1, "new_dtype")),
+}

@@ -59,9 +59,14 @@ class UnhashableStaticArg(Rule):
                 return _BUILTINS[q]
             if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS:
                 return "a NumPy array"
-            if jax_api.array_module_function(q) and q.startswith("jax.numpy.") \
-                    and q in jax_api.JAX_ARRAY_CONSTRUCTORS:
-                return "a JAX array"
+            if q is not None and q.startswith(jax_api.UNHASHABLE_RESULT_MODULES) \
+                    and q not in jax_api.HASHABLE_RESULT_FUNCTIONS and q not in jax_api.STATIC_ARRAY_FUNCTIONS \
+                    and not q.rsplit(".", 1)[1][:1].isupper():
+                return "a JAX array"  # jnp.array(...), jnp.sum(...), jax.random.key(0): unhashable
+            if q is None and isinstance(expr.func, cst.Attribute) \
+                    and expr.func.attr.value in jax_api.ARRAY_METHODS and expr.func.attr.value != "item" \
+                    and model.value(expr.func.value).array:
+                return "a JAX array"  # `x.sum()` of a known array
             return None
         if isinstance(expr, cst.Name) and depth == 0:
             # `sizes = [1, 2]` ... `f(x, sizes)`: every binding makes the same unhashable kind.

@@ -70,27 +70,7 @@ class Float64WithoutX64(Rule):
         return False
 
     def _enables_x64(self) -> bool:
-        """The file turns x64 on somewhere: `jax.config.update("jax_enable_x64", ...)`,
-        `JAX_ENABLE_X64` in the environment, `jax.enable_x64(...)`, ..."""
-        model = self.model
-        for node in model.nodes(cst.SimpleString):
-            if X64_OPTION in node.value.lower():
-                return True
-        for node in model.nodes(cst.FormattedStringText):
-            if X64_OPTION in node.value.lower():
-                return True
-        for node in model.nodes(cst.Name):
-            if node.value.lower() == X64_OPTION:
-                return True
-        for node in model.nodes(cst.Call):
-            if model.qualname(node.func) in X64_ENABLING_CALLS:
-                return True
-        for node in model.nodes(cst.ImportAlias):
-            name = node.name
-            if isinstance(name, cst.Attribute) and name.attr.value == "enable_x64" \
-                    or isinstance(name, cst.Name) and name.value == "enable_x64":
-                return True
-        return False
+        return enables_x64(self.model)
 
     def _x64_dtype(self, expr: cst.BaseExpression) -> Optional[str]:
         """The 64-bit dtype `expr` names (`jnp.float64`, `np.int64`, `"float64"`), or None."""
@@ -141,3 +121,26 @@ def _dtype_argument(call: cst.Call, q: str) -> Optional[cst.BaseExpression]:
         if arg.keyword is not None and arg.keyword.value == "dtype":
             return arg.value
     return None
+
+
+def enables_x64(model) -> bool:
+    """The file turns x64 on somewhere: `jax.config.update("jax_enable_x64", ...)`,
+    `JAX_ENABLE_X64` in the environment, `jax.enable_x64(...)`, ..."""
+    for node in model.nodes(cst.SimpleString):
+        if X64_OPTION in node.value.lower():
+            return True
+    for node in model.nodes(cst.FormattedStringText):
+        if X64_OPTION in node.value.lower():
+            return True
+    for node in model.nodes(cst.Name):
+        if node.value.lower() == X64_OPTION:
+            return True
+    for node in model.nodes(cst.Call):
+        if model.qualname(node.func) in X64_ENABLING_CALLS:
+            return True
+    for node in model.nodes(cst.ImportAlias):
+        name = node.name
+        if isinstance(name, cst.Attribute) and name.attr.value == "enable_x64" \
+                or isinstance(name, cst.Name) and name.value == "enable_x64":
+            return True
+    return False

@@ -1,0 +1,213 @@
+"""Arrays whose shape the code writes down: `jnp.zeros(3)`, `jnp.arange(4)`, `jnp.array([1, 2])`.
+
+A shape is known only from literals at the array's creation, seen through a name
+bound once (or rebound only by `x = x.at[i].set(v)`, which keeps the shape). Each
+dimension is an int; a last None stands for dimensions the call does not say
+(`jnp.array([a, b])`: 2 rows of unknown shape). Anything else: None.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint import jax_api
+from jaxlint.engine.model import FileModel
+from jaxlint.engine.scopes import target_names
+
+Shape = tuple  # of Optional[int]
+
+
+def literal_int(expr: cst.BaseExpression) -> Optional[int]:
+    """The value of an int literal (`5`, `-1`, `0x10`), or None."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        inner = literal_int(expr.expression)
+        if inner is not None:
+            return -inner if isinstance(expr.operator, cst.Minus) else inner
+    return None
+
+
+def argument(call: cst.Call, index: int, keyword: str) -> Optional[cst.BaseExpression]:
+    """The argument at `index` or named `keyword`; None if absent or behind `*args` / `**kw`."""
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+        elif positional == index:
+            return arg.value
+        else:
+            positional += 1
+    return None
+
+
+def has_keyword(call: cst.Call, keyword: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == keyword or a.star == "**" for a in call.args)
+
+
+def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0) -> Optional[Shape]:
+    """The shape of the array `expr` is, where literals in its creation say it."""
+    if isinstance(expr, cst.Name) and depth == 0:
+        return _shape_of_name(model, expr)
+    if isinstance(expr, cst.Call):
+        return _created_shape(model, expr)
+    return None
+
+
+def _shape_of_name(model: FileModel, name: cst.Name) -> Optional[Shape]:
+    if comprehension_variable(model, name):
+        return None
+    bindings = model.scope_of(name).lookup(name.value)
+    if not bindings:
+        return None
+    shape = None
+    for b in bindings:
+        node = b.node
+        if b.kind != "assign" or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                or not isinstance(node.targets[0].target, cst.Name):
+            return None
+        if _at_update_of(node.value, name.value):
+            continue  # `x = x.at[i].set(v)`: the same shape
+        found = known_shape(model, node.value, depth=1)
+        if found is None or shape is not None and found != shape:
+            return None
+        shape = found
+    return shape
+
+
+def comprehension_variable(model: FileModel, name: cst.Name) -> bool:
+    """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
+    do not bind (they would find an outer `x`)."""
+    for anc in model.ancestors(name):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(anc, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            comp = anc.for_in
+            while comp is not None:
+                if any(n.value == name.value for n in target_names(comp.target)):
+                    return True
+                comp = comp.inner_for_in
+    return False
+
+
+def _at_update_of(expr: cst.BaseExpression, name: str) -> bool:
+    """`name.at[...].set(...)` (or any other `.at[]` update method)."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute):
+        return False
+    sub = expr.func.value
+    return expr.func.attr.value in jax_api.AT_METHODS and expr.func.attr.value != "get" \
+        and isinstance(sub, cst.Subscript) and isinstance(sub.value, cst.Attribute) \
+        and sub.value.attr.value == "at" and isinstance(sub.value.value, cst.Name) \
+        and sub.value.value.value == name
+
+
+def _created_shape(model: FileModel, call: cst.Call) -> Optional[Shape]:
+    q = model.qualname(call.func)
+    if q is None or any(a.star for a in call.args):
+        return None
+    if q in jax_api.LITERAL_SHAPE_CONSTRUCTORS:
+        index, keyword = jax_api.LITERAL_SHAPE_CONSTRUCTORS[q]
+        return _literal_shape(argument(call, index, keyword))
+    if q == "jax.numpy.arange":
+        return _arange_shape(call)
+    if q == "jax.numpy.linspace":
+        if argument(call, 0, "start") is None or argument(call, 1, "stop") is None:
+            return None
+        if has_keyword(call, "axis"):
+            return None  # array endpoints stack along `axis`
+        for end in (argument(call, 0, "start"), argument(call, 1, "stop")):
+            if not isinstance(end, (cst.Integer, cst.Float, cst.UnaryOperation)):
+                return None  # array endpoints add dimensions
+        num = argument(call, 2, "num")
+        n = jax_api.LINSPACE_DEFAULT_NUM if num is None else literal_int(num)
+        return (n,) if n is not None and n >= 0 else None
+    if q in ("jax.numpy.eye", "jax.numpy.identity"):
+        n = literal_int(argument(call, 0, "N" if q.endswith("eye") else "n"))
+        m = argument(call, 1, "M") if q.endswith("eye") else None
+        m_value = n if m is None or isinstance(m, cst.Name) and m.value == "None" else literal_int(m)
+        return (n, m_value) if n is not None and m_value is not None else None
+    if q in jax_api.LIST_ARRAY_CONSTRUCTORS:
+        obj = argument(call, 0, "object" if q.endswith(".array") else "a")
+        if not isinstance(obj, (cst.List, cst.Tuple)) or has_keyword(call, "ndmin"):
+            return None
+        return _display_shape(obj)
+    return None
+
+
+def _literal_shape(arg: Optional[cst.BaseExpression]) -> Optional[Shape]:
+    if arg is None:
+        return None
+    n = literal_int(arg)
+    if n is not None:
+        return (n,) if n >= 0 else None
+    if isinstance(arg, (cst.Tuple, cst.List)):
+        dims = []
+        for el in arg.elements:
+            if not isinstance(el, cst.Element):
+                return None  # `*dims`
+            d = literal_int(el.value)
+            if d is None or d < 0:
+                return None
+            dims.append(d)
+        return tuple(dims)
+    return None
+
+
+def _arange_shape(call: cst.Call) -> Optional[Shape]:
+    positional = [a.value for a in call.args if a.keyword is None]
+    if any(a.keyword is not None and a.keyword.value in ("start", "stop", "step") for a in call.args):
+        return None
+    values = [literal_real(v) for v in positional[:3]]
+    if not values or any(v is None for v in values):
+        return None
+    if len(values) == 1:
+        start, stop, step = 0, values[0], 1
+    else:
+        start, stop = values[0], values[1]
+        step = values[2] if len(values) == 3 else 1
+    if step == 0:
+        return None
+    return (max(0, math.ceil((stop - start) / step)),)  # NumPy's length of an arange
+
+
+def literal_real(expr: cst.BaseExpression) -> Optional[float]:
+    """The value of an int or float literal (`5`, `-2.5`), or None."""
+    n = literal_int(expr)
+    if n is not None:
+        return n
+    sign = 1
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        sign = -1 if isinstance(expr.operator, cst.Minus) else 1
+        expr = expr.expression
+    if isinstance(expr, cst.Float):
+        return sign * float(expr.value)
+    return None
+
+
+def _display_shape(display: cst.BaseExpression) -> Optional[Shape]:
+    """`[[1, 2], [3, 4]]` -> (2, 2); `[a, b]` -> (2, None): rows of unknown shape."""
+    if any(not isinstance(el, cst.Element) for el in display.elements):
+        return None  # `[*xs]`
+    values = [el.value for el in display.elements]
+    if not values:
+        return (0,)
+    if all(literal_number(v) for v in values):
+        return (len(values),)
+    rows = [_display_shape(v) if isinstance(v, (cst.List, cst.Tuple)) else None for v in values]
+    if all(r is not None for r in rows) and len(set(rows)) == 1:
+        return (len(values),) + rows[0]
+    return (len(values), None)  # rows of unknown shape: only axis 0 is known
+
+
+def literal_number(expr: cst.BaseExpression) -> bool:
+    """A number or bool written as a literal (`1`, `-2.5`, `True`)."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)) \
+        or isinstance(expr, cst.Name) and expr.value in ("True", "False")

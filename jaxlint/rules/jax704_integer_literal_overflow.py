@@ -1,0 +1,133 @@
+"""JAX704: an int literal out of its dtype's range, in a call that wraps it silently."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from jaxlint.jax_api import (DEFAULT_INT_DTYPE, INT_DTYPE_RANGES, WRAPPING_INT_CALLS,
+                             X64_DTYPE_MODULES)
+from jaxlint.rules._known_arrays import argument, literal_real
+from jaxlint.rules.base import Report, Rule
+from jaxlint.rules.jax702_float64_without_x64 import enables_x64
+
+# Constant folding stops at these sizes: `2**40`, `1 << 40`, never `10**10**10`.
+_MAX_EXPONENT = 256
+
+
+class IntegerLiteralOverflow(Rule):
+    code = "JAX704"
+    name = "integer-literal-overflow"
+    summary = ("jnp.full(n, 2**40) / jnp.arange(2**31, ...) / lax.convert_element_type(2**40, int32): "
+               "an int out of its dtype's range wraps silently")
+    # Nothing raises at run time: the page's examples end with an assert that fails.
+    raises = "AssertionError"
+
+    def report(self, node, message, function=None, expected=None, **confirm):
+        out = super().report(node, message, function, expected, **confirm)
+        out.confirm.pop("expected", None)  # the code itself raises nothing: confirm has no recipe
+        return out
+
+    def check(self) -> Iterator[Report]:
+        model = self.model
+        x64 = None
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            spec = WRAPPING_INT_CALLS.get(q) if q else None
+            if spec is None or any(a.star for a in call.args):
+                continue
+            positions, keywords, dtype_at = spec
+            values = [argument(call, i, k) for i, k in zip(positions, keywords)]
+            if any(v is not None and literal_real(v) is not None and constant_int(v) is None
+                   for v in values):
+                continue  # a float literal: a float result
+            ints = [constant_int(v) if v is not None else None for v in values]
+            if all(n is None for n in ints):
+                continue
+            dtype_arg = argument(call, *dtype_at) if dtype_at else None
+            if dtype_arg is None:
+                if q == "jax.lax.convert_element_type" or any(
+                        v is not None and n is None for v, n in zip(values, ints)):
+                    continue  # a non-literal operand decides the dtype
+                if x64 is None:
+                    x64 = enables_x64(model)
+                if x64:
+                    continue  # a Python int is int64 then
+                dtype = DEFAULT_INT_DTYPE
+            else:
+                dtype = self._int_dtype(dtype_arg)
+                if dtype is None:
+                    continue
+            low, high = INT_DTYPE_RANGES[dtype]
+            found = _out_of_range(call, ints, low, high) if q == "jax.numpy.arange" else next(
+                ((n, v) for n, v in zip(ints, values) if n is not None and not low <= n <= high), None)
+            if found is None:
+                continue
+            value, node = found
+            if low == 0 and value < 0:
+                continue  # `full(n, -1, dtype=uint32)`: the all-ones bit pattern, often meant
+            wrapped = (value - low) % (high - low + 1) + low
+            yield self.report(node, (
+                f"{value} does not fit in {dtype} ({low} to {high}), and `{self.source(call.func)}` "
+                f"raises no OverflowError: it silently wraps it to {wrapped}; use a wider dtype "
+                f"(enable x64 for int64), or a value in range"), model.function_of(call))
+
+    def _int_dtype(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The 32-bit-or-narrower int dtype `expr` names (`jnp.uint8`, `"int32"`), or None."""
+        if isinstance(expr, cst.SimpleString):
+            text = expr.evaluated_value
+            return text if isinstance(text, str) and text in INT_DTYPE_RANGES else None
+        q = self.model.qualname(expr)
+        if q is None or "." not in q:
+            return None
+        module, name = q.rsplit(".", 1)
+        return name if module in X64_DTYPE_MODULES and name in INT_DTYPE_RANGES else None
+
+
+def constant_int(expr: Optional[cst.BaseExpression]) -> Optional[int]:
+    """The value of a constant int expression of literals (`2**40`, `1 << 31`, `-3`), or None."""
+    if expr is None:
+        return None
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        inner = constant_int(expr.expression)
+        if inner is None:
+            return None
+        return -inner if isinstance(expr.operator, cst.Minus) else inner
+    if isinstance(expr, cst.BinaryOperation):
+        a, b = constant_int(expr.left), constant_int(expr.right)
+        if a is None or b is None:
+            return None
+        op = expr.operator
+        if isinstance(op, cst.Add):
+            return a + b
+        if isinstance(op, cst.Subtract):
+            return a - b
+        if isinstance(op, cst.Multiply):
+            return a * b
+        if isinstance(op, cst.Power) and 0 <= b <= _MAX_EXPONENT and abs(a) <= 2**16:
+            return a ** b
+        if isinstance(op, cst.LeftShift) and 0 <= b <= _MAX_EXPONENT:
+            return a << b
+    return None
+
+
+def _out_of_range(call: cst.Call, ints: list, low: int, high: int):
+    """`jnp.arange(a, b, s)` of int literals: (the first or last element, the call) when
+    it does not fit. The elements are what must fit: arange(0, 2**31) ends at 2**31 - 1."""
+    if any(a.keyword is not None and a.keyword.value != "dtype" for a in call.args):
+        return None
+    given = [constant_int(a.value) for a in call.args if a.keyword is None]
+    if not given or len(given) > 3 or any(n is None for n in given):
+        return None
+    start, stop, step = (0, given[0], 1) if len(given) == 1 else (
+        given[0], given[1], given[2] if len(given) == 3 else 1)
+    if step == 0:
+        return None
+    r = range(start, stop, step)
+    for element in (r[0], r[-1]) if r else ():
+        if not low <= element <= high:
+            return element, call
+    return None
