@@ -664,6 +664,19 @@ SINGLE_ARRAY_FUNCTIONS: frozenset[str] = frozenset(
 SINGLE_ARRAY_METHODS: frozenset[str] = frozenset({
     "sum", "mean", "max", "min", "prod", "std", "var", "dot",
 })
+#: Elementwise functions: the result has the broadcast shape of the arguments, so an
+#: argument of rank 1 or more makes the output non-scalar (JAX801 at the call).
+ELEMENTWISE_FUNCTIONS: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in (
+        "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arctanh",
+        "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "square",
+        "abs", "absolute", "negative", "positive", "reciprocal", "sign", "floor", "ceil",
+        "round", "power", "float_power", "maximum", "minimum", "add", "subtract", "multiply",
+        "divide", "true_divide", "logaddexp", "clip", "where", "heaviside", "hypot",
+    )) | frozenset(f"jax.nn.{n}" for n in (
+        "relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu", "selu", "celu",
+        "leaky_relu", "log_sigmoid", "hard_tanh", "soft_sign", "tanh",
+    ))
 #: Array constructors whose rank the code states: (position, keyword) of the shape.
 SHAPED_CONSTRUCTORS: dict[str, tuple[int, str]] = {
     "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),

@@ -68,12 +68,15 @@ def children(node: cst.CSTNode) -> list:
     return out
 
 
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`node` and every node under it (iteratively: deep trees do not recurse)."""
+def walk(node: cst.CSTNode, prune: tuple = ()) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it (iteratively: deep trees do not recurse). Nodes
+    of the `prune` types below `node` are yielded, but not entered (nested scopes)."""
     stack = [node]
     while stack:
         cur = stack.pop()
         yield cur
+        if prune and cur is not node and isinstance(cur, prune):
+            continue
         stack.extend(children(cur))
 
 

@@ -16,10 +16,11 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint import jax_api
 from jaxlint.engine import tracing
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint import jax_api
 from jaxlint.engine.model import children
+from jaxlint.rules import _recompile as rc
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
@@ -85,6 +86,17 @@ def applications(model, qualnames, positions: dict[str, tuple[Optional[int], ...
         options, unreadable = _options(call, positions[q], names, skip=1)
         yield Applied(q, call, options, unreadable, info, offset, bound,
                       isinstance(target, cst.Call), False)
+
+
+def applied_calls(model, app: Applied) -> list[cst.Call]:
+    """The calls of the transformed function: `jax.vmap(f, ...)(x)`, `vf(x)` with
+    `vf = jax.vmap(f, ...)`, or a decorated `f(x)`."""
+    if app.decorator:
+        if app.info.is_method:
+            return []
+        return [c for c in model.nodes(cst.Call)
+                if isinstance(c.func, cst.Name) and model.resolve_function(c.func) is app.info]
+    return rc.call_uses(model, app.node, rc.bound_name(model, app.node)) or []
 
 
 def _decorator(model, expr, qualnames, positions, names):

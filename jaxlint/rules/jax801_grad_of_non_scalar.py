@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.jax_api import DIFFERENTIATING
+from jaxlint.jax_api import DIFFERENTIATING, ELEMENTWISE_FUNCTIONS
+from jaxlint.rules import _known_arrays as ka
 from jaxlint.rules import _transforms as tf
 from jaxlint.rules.base import Report, Rule
 
@@ -38,7 +39,10 @@ class GradOfNonScalar(Rule):
                 continue
             found = [tf.container_literal(model, r, app.info) for r in returns]
             if any(c is None for c in found):
-                continue  # one return may give a scalar: nothing is certain
+                # One return may give a scalar; an elementwise one gives the shape of
+                # its arguments, which a call may state (`jnp.array([1., 2.])`).
+                yield from self._array_outputs(app, diff, returns)
+                continue
             kinds = sorted({c.kind for c in found})
             what = " or ".join(kinds)
             pairs = all(c.kind == "a tuple" and c.length == 2 for c in found)
@@ -56,3 +60,59 @@ class GradOfNonScalar(Rule):
                    f"scalar-output functions: calling the result raises TypeError (Gradient "
                    f"only defined for scalar-output functions); {fix}")
             yield self.report(app.node, msg, model.function_of(app.node))
+
+    def _array_outputs(self, app: tf.Applied, diff, returns) -> Iterator[Report]:
+        """`jax.grad(lambda x: x ** 2)(jnp.array([1., 2.]))`: every return is elementwise
+        in the parameters, and the call passes one of them an array of rank 1 or more."""
+        model = self.model
+        info = app.info
+        used: set[str] = set()
+        if app.offset or app.bound or any(r is None or not _elementwise(model, r, set(info.all_params), used)
+                                          for r in returns):
+            return
+        params = info.positional
+        for call in tf.applied_calls(model, app):
+            args = [a for a in call.args]
+            if any(a.star for a in args):
+                continue
+            for i, a in enumerate(args):
+                name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+                if name not in used:
+                    continue
+                rank = _rank(model, a.value)
+                if rank:
+                    yield self.report(call, (
+                        f"`{self.source(call)}` differentiates `{info.name}`, whose output has the "
+                        f"shape of `{self.source(a.value)}` (rank {rank}), and {diff.label} "
+                        f"differentiates only scalar-output functions: it raises TypeError (Gradient "
+                        f"only defined for scalar-output functions); reduce the output (jnp.sum / "
+                        f".mean()), map a scalar function with jax.vmap({diff.label}(f)), or use "
+                        f"jax.jacrev for the Jacobian"), model.function_of(call))
+                    break
+
+
+def _elementwise(model, expr: cst.BaseExpression, params: set[str], used: set[str]) -> bool:
+    """`expr` is built from the parameters and numbers by elementwise operations only."""
+    if isinstance(expr, cst.Name):
+        if expr.value in params:
+            used.add(expr.value)
+            return True
+        return False
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return _elementwise(model, expr.expression, params, used)
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        return _elementwise(model, expr.left, params, used) and _elementwise(model, expr.right, params, used)
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) in ELEMENTWISE_FUNCTIONS:
+        return bool(expr.args) and all(a.keyword is None and not a.star
+                                       and _elementwise(model, a.value, params, used) for a in expr.args)
+    return False
+
+
+def _rank(model, expr: cst.BaseExpression) -> Optional[int]:
+    rank = tf.known_rank(model, expr)
+    if rank is None:
+        shape = ka.known_shape(model, expr)
+        rank = len(shape) if shape is not None else None
+    return rank

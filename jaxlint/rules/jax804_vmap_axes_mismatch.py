@@ -8,7 +8,6 @@ import libcst as cst
 
 from jaxlint.engine import tracing
 from jaxlint.jax_api import VMAP_TRANSFORMS
-from jaxlint.rules import _recompile as rc
 from jaxlint.rules import _transforms as tf
 from jaxlint.rules.base import Report, Rule
 
@@ -53,7 +52,7 @@ class VmapAxesMismatch(Rule):
                     f"arguments passed to the function); give one entry per positional argument"),
                     where)
                 return
-        for call in self._calls(app):
+        for call in tf.applied_calls(self.model, app):
             args = call.args
             if any(a.star for a in args):
                 continue
@@ -89,18 +88,6 @@ class VmapAxesMismatch(Rule):
                     + ("use None for an argument that is not batched" if rank == 0 else
                        f"use an axis from 0 to {rank - 1}, or None")), where)
                 return
-
-    def _calls(self, app: tf.Applied) -> list[cst.Call]:
-        """The calls of the vmapped function: `jax.vmap(f, ...)(x)`, `vf(x)` with
-        `vf = jax.vmap(f, ...)`, or a decorated `f(x)`."""
-        model = self.model
-        if app.decorator:
-            if app.info.is_method:
-                return []
-            return [c for c in model.nodes(cst.Call)
-                    if isinstance(c.func, cst.Name) and model.resolve_function(c.func) is app.info]
-        calls = rc.call_uses(model, app.node, rc.bound_name(model, app.node))
-        return calls or []
 
     # ------------------------------------------------------------ out_axes
     def _out_axes(self, app: tf.Applied, out_axes: cst.BaseExpression) -> Iterator[Report]:

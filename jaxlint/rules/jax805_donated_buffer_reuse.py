@@ -10,7 +10,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine import tracing
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint.engine.model import children
+from jaxlint.engine.model import children, walk
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Report, Rule
 
@@ -277,7 +277,6 @@ def _before(model, body: cst.CSTNode, call: cst.Call, name: str):
     """The first occurrence of `name` in a loop body before `call` (in source order):
     what the next iteration meets first. A store anywhere before the call wins."""
     at = model.order[call]
-    found = []
     for n in _walk(body):
         if model.order.get(n, at) >= at:
             continue
@@ -421,13 +420,8 @@ def _target_names(target: cst.BaseExpression, name: str) -> bool:
 
 
 def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        if isinstance(cur, _NESTED) and cur is not node:
-            continue
-        stack.extend(children(cur))
+    """The nodes of `node`'s own scope: nested functions and classes are not entered."""
+    return walk(node, _NESTED)
 
 
 def _has(node: cst.CSTNode, types) -> bool:
