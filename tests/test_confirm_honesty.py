@@ -20,6 +20,8 @@ D = str(CASES / "decoys.py")
 IR = str(CASES / "import_raises.py")
 IB = str(CASES / "import_budget.py")
 IRM = str(CASES / "import_removed.py")
+IG = str(CASES / "import_grad.py")
+IGD = str(CASES / "import_grad_decoy.py")
 
 
 def line_of(path: str, text: str) -> int:
@@ -29,12 +31,12 @@ def line_of(path: str, text: str) -> int:
     raise AssertionError(f"{text!r} not in {path}")
 
 
-def made(path, marker, function, kind, **confirm) -> Finding:
+def made(path, marker, function, kind, code="JAX999", **confirm) -> Finding:
     line = line_of(path, marker)
     # The nearest `def name(` above the flagged line (two functions here nest a `body`).
     fline = max(i for i, text in enumerate(Path(path).read_text().splitlines()[:line], 1)
                 if f"def {function.rsplit('.', 1)[-1]}(" in text) if function else None
-    return Finding(path=path, line=line, col=1, end_line=line, end_col=1, code="JAX999",
+    return Finding(path=path, line=line, col=1, end_line=line, end_col=1, code=code,
                    message="", function=function, function_line=fline,
                    confirm={"kind": kind, **confirm})
 
@@ -84,6 +86,11 @@ CASES_BY_NAME = {
     "import-decoy": (made(IR, "DECOY:", "g", "trace-error", expected=TBCE), "could not run"),
     "import-class-decoy": (made(IR, "REAL:", "f", "trace-error", expected="ConcretizationTypeError"),
                            "could not run"),
+    # a plain TypeError confirms only with JAX's own wording for the rule's problem.
+    "wording-real": (made(IG, "REAL:", None, "trace-error", code="JAX801", expected="TypeError"),
+                     "confirmed"),
+    "wording-decoy": (made(IGD, "DECOY:", None, "trace-error", code="JAX801", expected="TypeError"),
+                      "could not run"),
     "budget-real": (made(IB, "REAL:", None, "recompile"), "confirmed"),
     "budget-decoy": (made(IB, "DECOY:", "steady", "recompile"), "could not run"),
     "removed-real": (made(IRM, "REAL:", "setup", "removed-api"), "confirmed"),

@@ -21,13 +21,14 @@ import jax
 import numpy as np
 
 from jaxlint.confirm import synth
+from jaxlint.jax_api import ERROR_WORDING
 from jaxlint.confirm.target import (Entry, LineWatch, code_key, code_span, excerpt, find_entry,
                                     frame_lines, innermost_user_frame, raised_at)
 
 CONFIRMED, NOT_REPRODUCED, COULD_NOT_RUN = "confirmed", "not reproduced", "could not run"
 _TRACER = re.compile(r"Tracer|Traced<")
-# The one error matched on text: `jnp.zeros(n)` raises a plain TypeError with this wording.
-_SHAPE_ERROR = "Shapes must be 1D sequences of concrete values of integer type"
+# `jnp.zeros(n)` raises a plain TypeError: only its wording makes it a trace error.
+_SHAPE_ERROR = ERROR_WORDING["JAX207"][0]
 
 
 def verdict(kind: str, summary: str, evidence: str = "", shapes: str = "") -> dict[str, Any]:
@@ -281,7 +282,8 @@ def _is_expected(job: Job, exc: BaseException) -> bool:
     if type(exc).__name__ != expected:
         return False
     # `jnp.zeros(n)` raises a plain TypeError: only its wording tells it from other TypeErrors.
-    if expected == "TypeError" and job.f.get("code") == "JAX207" and _SHAPE_ERROR not in str(exc):
+    wording = ERROR_WORDING.get(job.f.get("code"))
+    if wording is not None and not any(w in str(exc) for w in wording):
         return False
     return True
 

@@ -18,6 +18,7 @@ class SequenceAsArray(Rule):
     code = "JAX208"
     name = "sequence-as-array"
     summary = "a Python list or tuple passed to jnp.sum / jnp.mean / jnp.dot / ... raises TypeError"
+    confirm_kind = "trace-error"
     raises = "TypeError"
 
     def check(self) -> Iterator[Report]:

@@ -19,6 +19,7 @@ class StaticArgOutOfRange(Rule):
     code = "JAX406"
     name = "static-arg-out-of-range"
     summary = "static_argnums / static_argnames that name no parameter of the jitted function"
+    confirm_kind = "trace-error"
     raises = "ValueError"
 
     def check(self) -> Iterator[Report]:

@@ -21,6 +21,7 @@ class GradOfNonScalar(Rule):
     name = "grad-of-non-scalar"
     summary = ("jax.grad / value_and_grad of a function returning a tuple, list or dict "
                "without has_aux=True raises TypeError")
+    confirm_kind = "trace-error"
     raises = "TypeError"
 
     def check(self) -> Iterator[Report]:

@@ -19,6 +19,7 @@ class HasAuxNotPair(Rule):
     code = "JAX802"
     name = "has-aux-not-pair"
     summary = "has_aux=True, but the function returns a single value or a tuple that is not a pair"
+    confirm_kind = "trace-error"
     raises = "TypeError"
 
     def check(self) -> Iterator[Report]:

@@ -19,6 +19,7 @@ class ArgnumsOutOfRange(Rule):
     name = "argnums-out-of-range"
     summary = ("argnums of grad / value_and_grad / jacrev / jacfwd / hessian beyond the "
                "function's positional parameters")
+    confirm_kind = "trace-error"
     raises = "TypeError"
 
     def check(self) -> Iterator[Report]:

@@ -20,6 +20,7 @@ class VmapAxesMismatch(Rule):
     name = "vmap-axes-mismatch"
     summary = ("vmap in_axes / out_axes that do not match the arguments passed or the outputs "
                "returned raise ValueError")
+    confirm_kind = "trace-error"
     raises = "ValueError"
 
     def check(self) -> Iterator[Report]:

@@ -36,6 +36,7 @@ class DonatedBufferReuse(Rule):
     name = "donated-buffer-reuse"
     summary = ("an array passed to a donated argument of a jitted call is read afterwards: "
                "its buffer was deleted (RuntimeError: Array has been deleted)")
+    confirm_kind = "trace-error"
     raises = "RuntimeError"
 
     def check(self) -> Iterator[Report]:
