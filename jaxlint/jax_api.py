@@ -151,6 +151,16 @@ STATIC_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
     "jax.lax.axis_size",
     "jax.numpy.issctype", "jax.numpy.obj2sctype",
 })
+#: Functions of the array modules that return a function or another object, not an
+#: array: `jnp.vectorize(f)`, `jax.nn.initializers.normal()` (an initializer), the
+#: classes (`lax.Precision(...)`, `RegularGridInterpolator(...)`). `jax.random.PRNGKey`
+#: is the capitalised one that returns an array.
+OBJECT_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
+    "jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.random.key_impl",
+    "jax.lax.conv_dimension_numbers",
+})
+OBJECT_ARRAY_MODULES: tuple[str, ...] = ("jax.nn.initializers.",)
+CAPITALISED_ARRAY_FUNCTIONS: frozenset[str] = frozenset({"jax.random.PRNGKey"})
 
 #: Attributes of an array that are static even when the array is traced.
 STATIC_ATTRIBUTES: frozenset[str] = frozenset({
@@ -191,8 +201,11 @@ def array_module_function(qualname: str | None) -> bool:
         return False
     if qualname in ARRAY_FUNCTIONS:
         return True
-    if qualname in STATIC_ARRAY_FUNCTIONS:
+    if qualname in STATIC_ARRAY_FUNCTIONS or qualname in OBJECT_ARRAY_FUNCTIONS \
+            or qualname.startswith(OBJECT_ARRAY_MODULES):
         return False
+    if qualname.rsplit(".", 1)[-1][:1].isupper() and qualname not in CAPITALISED_ARRAY_FUNCTIONS:
+        return False  # a class
     return any(qualname.startswith(m + ".") for m in ARRAY_MODULES)
 
 
