@@ -38,7 +38,7 @@ KNOWN = {
     ("recompile_training.py", 78, "JAX401"): "confirmed",
     ("impure_training.py", 91, "JAX105"): "confirmed",
     # params["w"]: a dict synthesized from the keys the body (and predict) subscripts.
-    ("impure_training.py", 41, "JAX101"): "confirmed",
+    ("impure_training.py", 50, "JAX101"): "confirmed",
     ("impure_training.py", 48, "JAX102"): "confirmed",  # step_count moves once per trace
     ("impure_training.py", 53, "JAX103"): "confirmed",
     ("impure_training.py", 55, "JAX102"): "confirmed",
@@ -60,6 +60,14 @@ KNOWN = {
     ("timing_benchmark.py", 28, "JAX601"): "could not run",
     # `sizes` is a list of ints; the try-list builds arrays.
     ("prng_training.py", 21, "JAX502"): "could not run",
+    # The list reaches jnp.mean while tracing: JAX's own wording, at the flagged line.
+    ("data_pipeline.py", 59, "JAX208"): "confirmed",
+    # These lines only apply grad / vmap; JAX raises when the result is called, which the
+    # module does not do: running the line shows nothing either way.
+    ("transform_usage.py", 19, "JAX801"): "could not run",
+    ("transform_usage.py", 21, "JAX802"): "could not run",
+    ("transform_usage.py", 22, "JAX803"): "could not run",
+    ("transform_usage.py", 29, "JAX804"): "could not run",
 }
 
 
@@ -84,6 +92,5 @@ def test_every_fixture_finding_has_a_verdict_with_a_reason(fixture_verdicts):
 
 @pytest.mark.parametrize("key", sorted(KNOWN))
 def test_known_fixture_verdicts(fixture_verdicts, key):
-    if key not in fixture_verdicts:
-        pytest.skip(f"{key} is no longer flagged (fixtures changed)")
+    assert key in fixture_verdicts, f"{key} is no longer flagged: update KNOWN with the fixtures"
     assert fixture_verdicts[key]["verdict"] == KNOWN[key], fixture_verdicts[key]

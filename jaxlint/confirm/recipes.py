@@ -288,6 +288,16 @@ def _is_expected(job: Job, exc: BaseException) -> bool:
     return True
 
 
+def _applied_only(job: Job, ran: str) -> dict:
+    """The flagged line applies a transform (`jax.grad(f)`, `jax.vmap(f, in_axes)`); JAX
+    raises only when the result is called. The line running cleanly shows nothing."""
+    return verdict(COULD_NOT_RUN, f"line {job.line} applies the transform; no call of the result "
+                                  f"raised there",
+                   f"{ran} without error, as applying a transform does; JAX raises "
+                   f"{job.confirm.get('expected')} when the result is called, and no call at "
+                   f"line {job.line} did")
+
+
 def trace_error(job: Job) -> dict:
     expected = job.confirm.get("expected")
     if not expected:
@@ -301,6 +311,8 @@ def trace_error(job: Job) -> dict:
                 return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line} during import",
                                f"{first_line(exc)}; raised at line {job.line} while importing "
                                f"(the code caught it)")
+        if ran and job.confirm.get("on_call"):
+            return _applied_only(job, f"it ran {ran} time(s) while importing")
         if ran:
             return verdict(NOT_REPRODUCED, f"line {job.line} ran at import without error",
                            f"module-level line {job.line} ran {ran} time(s) while importing; "
@@ -330,6 +342,8 @@ def trace_error(job: Job) -> dict:
             last_err = (exc, a.shapes, lines)
         elif job.ran_line(w):
             ran_clean = ran_clean or a.shapes
+    if ran_clean and job.confirm.get("on_call"):
+        return _applied_only(job, f"it ran while tracing with {ran_clean}")
     if ran_clean:
         return verdict(NOT_REPRODUCED, f"traced without error; line {job.line} ran",
                        f"tried: {' | '.join(tried)}; expected {expected}", ran_clean)

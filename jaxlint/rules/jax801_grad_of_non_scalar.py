@@ -60,7 +60,7 @@ class GradOfNonScalar(Rule):
             msg = (f"{app.label} returns {what} (`{shown}`), and {diff.label} differentiates only "
                    f"scalar-output functions: calling the result raises TypeError (Gradient "
                    f"only defined for scalar-output functions); {fix}")
-            yield self.report(app.node, msg, model.function_of(app.node))
+            yield self.report(app.node, msg, model.function_of(app.node), on_call=True)
 
     def _array_outputs(self, app: tf.Applied, diff, returns) -> Iterator[Report]:
         """`jax.grad(lambda x: x ** 2)(jnp.array([1., 2.]))`: every return is elementwise

@@ -48,7 +48,8 @@ class HasAuxNotPair(Rule):
                 msg += " (expected function with aux output to return a two-element tuple)"
             msg += ("; return `(loss, aux)`, or drop has_aux=True" if single else
                     "; group the auxiliary outputs into one: `return loss, (a, b)`")
-            yield self.report(app.node, msg, model.function_of(app.node), expected=error)
+            yield self.report(app.node, msg, model.function_of(app.node), expected=error,
+                              on_call=True)
 
     def _not_pair(self, expr: Optional[cst.BaseExpression], info) -> Optional[tuple[str, cst.CSTNode]]:
         """What `expr` is when it is definitely not a two-element tuple or list."""

@@ -62,4 +62,5 @@ class ArgnumsOutOfRange(Rule):
                    f"{'the only positional parameter has index 0' if n == 1 else f'use an index from 0 to {n - 1}'}" if n else
                    f"argnums={idx} names no positional parameter of {app.label}, which takes "
                    f"none: calling the result of {diff.label} raises {error}")
-            yield self.report(node, msg + hint, model.function_of(app.node), expected=error)
+            yield self.report(node, msg + hint, model.function_of(app.node), expected=error,
+                              on_call=True)

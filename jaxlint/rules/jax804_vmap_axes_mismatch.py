@@ -51,7 +51,7 @@ class VmapAxesMismatch(Rule):
                     f"positional parameter{'s' if n != 1 else ''}: every call raises ValueError "
                     f"(vmap in_axes must be ... a tuple of entries corresponding to the positional "
                     f"arguments passed to the function); give one entry per positional argument"),
-                    where)
+                    where, on_call=True)
                 return
         for call in tf.applied_calls(self.model, app):
             args = call.args
@@ -67,7 +67,8 @@ class VmapAxesMismatch(Rule):
                     f"{model.line_of(call)} passes {len(pos)} positional argument"
                     f"{'s' if len(pos) != 1 else ''}{extra}: it raises ValueError (vmap in_axes "
                     f"must be ... a tuple of entries corresponding to the positional arguments "
-                    f"passed to the function); give one entry per positional argument"), where)
+                    f"passed to the function); give one entry per positional argument"),
+                    where, on_call=True)
                 return
             for i, arg in enumerate(pos):
                 if in_axes is None:
@@ -87,7 +88,8 @@ class VmapAxesMismatch(Rule):
                     f"argument along axis {axis}, which implies that its rank should be at least "
                     f"{axis + 1 if axis >= 0 else -axis}); "
                     + ("use None for an argument that is not batched" if rank == 0 else
-                       f"use an axis from 0 to {rank - 1}, or None")), where)
+                       f"use an axis from 0 to {rank - 1}, or None")),
+                    where, on_call=True)
                 return
 
     # ------------------------------------------------------------ out_axes
@@ -127,7 +129,8 @@ class VmapAxesMismatch(Rule):
             return
         yield self.report(out_axes, (
             f"{problem}: calling the result raises ValueError (vmap out_axes specification must "
-            f"be a tree prefix of the corresponding value); {fix}"), model.function_of(app.node))
+            f"be a tree prefix of the corresponding value); {fix}"), model.function_of(app.node),
+            on_call=True)
 
 
 def _entries(expr: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
