@@ -362,6 +362,22 @@ class FileModel:
             return None
         return func.klass.methods.get(expr.attr.value)
 
+    def assigned_values(self, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
+        """The values `name` is bound to where it is read, when every binding it can see is
+        a plain `name = value` (one target); None when any is something else (a parameter,
+        an import, a loop or tuple target, `+=`) or there is none."""
+        bindings = self.scope_of(name).lookup(name.value)
+        if not bindings:
+            return None
+        values = []
+        for b in bindings:
+            node = b.node
+            if b.kind != BindingKind.ASSIGN or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                    or not isinstance(node.targets[0].target, cst.Name):
+                return None
+            values.append(node.value)
+        return values
+
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):

@@ -63,18 +63,14 @@ def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0) -> O
 def _shape_of_name(model: FileModel, name: cst.Name) -> Optional[Shape]:
     if comprehension_variable(model, name):
         return None
-    bindings = model.scope_of(name).lookup(name.value)
-    if not bindings:
+    values = model.assigned_values(name)
+    if not values:
         return None
     shape = None
-    for b in bindings:
-        node = b.node
-        if b.kind != "assign" or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
-                or not isinstance(node.targets[0].target, cst.Name):
-            return None
-        if _at_update_of(node.value, name.value):
+    for value in values:
+        if _at_update_of(value, name.value):
             continue  # `x = x.at[i].set(v)`: the same shape
-        found = known_shape(model, node.value, depth=1)
+        found = known_shape(model, value, depth=1)
         if found is None or shape is not None and found != shape:
             return None
         shape = found

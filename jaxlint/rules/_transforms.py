@@ -266,12 +266,8 @@ def known_rank(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]
             return len(shape.elements)
         return None
     if isinstance(expr, cst.Name) and depth == 0:
-        bindings = model.scope_of(expr).lookup(expr.value)
-        if not bindings or len(bindings) != 1:
+        values = model.assigned_values(expr)
+        if not values or len(values) != 1:
             return None
-        node = bindings[0].node
-        if bindings[0].kind != "assign" or not isinstance(node, cst.Assign) \
-                or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
-            return None
-        return known_rank(model, node.value, depth + 1)
+        return known_rank(model, values[0], depth + 1)
     return None

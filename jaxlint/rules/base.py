@@ -66,8 +66,8 @@ class Rule:
         details: dict[str, Any] = {}
         if self.confirm_kind:
             details["kind"] = self.confirm_kind
-        if expected or self.raises:
-            details["expected"] = expected or self.raises
+            if expected or self.raises:
+                details["expected"] = expected or self.raises
         details.update(confirm)
         return Report(node, message, function, details)
 

@@ -59,14 +59,7 @@ class SequenceAsArray(Rule):
         if isinstance(expr, cst.Call):
             return _BUILTINS.get(model.qualname(expr.func))
         if isinstance(expr, cst.Name) and depth == 0 and not comprehension_variable(model, expr):
-            bindings = model.scope_of(expr).lookup(expr.value)
-            kinds = set()
-            for b in bindings or ():
-                node = b.node
-                if b.kind != "assign" or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
-                        or not isinstance(node.targets[0].target, cst.Name):
-                    return None
-                kinds.add(self._sequence(node.value, depth + 1))
+            kinds = {self._sequence(v, depth + 1) for v in model.assigned_values(expr) or ()}
             if len(kinds) == 1:
                 return kinds.pop()
         return None

@@ -70,14 +70,7 @@ class UnhashableStaticArg(Rule):
             return None
         if isinstance(expr, cst.Name) and depth == 0:
             # `sizes = [1, 2]` ... `f(x, sizes)`: every binding makes the same unhashable kind.
-            bindings = model.scope_of(expr).lookup(expr.value)
-            kinds = set()
-            for b in bindings or ():
-                node = b.node
-                if b.kind != "assign" or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
-                        or not isinstance(node.targets[0].target, cst.Name):
-                    return None
-                kinds.add(self._unhashable(node.value, depth + 1))
+            kinds = {self._unhashable(v, depth + 1) for v in model.assigned_values(expr) or ()}
             if len(kinds) == 1:
                 return kinds.pop()
         return None

@@ -12,6 +12,7 @@ from jaxlint.jax_api import (
     X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
     X64_DTYPE_QUERIES, X64_JAX_MODULES, X64_NARROWED, X64_OPTION,
 )
+from jaxlint.rules._known_arrays import argument
 from jaxlint.rules.base import Rule
 
 
@@ -39,7 +40,7 @@ class Float64WithoutX64(Rule):
                 where = f"`{self.source(call.func)}(...)` with dtype `{self.source(arg)}`" if dtype else ""
             elif q is None and isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
                     and self._jax_array(call.func.value):
-                arg = _argument(call, 0, "dtype")
+                arg = argument(call, 0, "dtype")
                 dtype = arg is not None and self._x64_dtype(arg) or None
                 where = f"`.astype({self.source(arg)})`" if dtype else ""
             if not dtype or self._under_x64_check(call):
@@ -98,25 +99,10 @@ class Float64WithoutX64(Rule):
         return False
 
 
-def _argument(call: cst.Call, index: int, keyword: str) -> Optional[cst.BaseExpression]:
-    positional = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is not None:
-            if arg.keyword.value == keyword:
-                return arg.value
-        else:
-            if positional == index:
-                return arg.value
-            positional += 1
-    return None
-
-
 def _dtype_argument(call: cst.Call, q: str) -> Optional[cst.BaseExpression]:
     if q in X64_DTYPE_ARGUMENTS:
         index, keyword = X64_DTYPE_ARGUMENTS[q]
-        return _argument(call, index, keyword)
+        return argument(call, index, keyword)
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "dtype":
             return arg.value
