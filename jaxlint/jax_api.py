@@ -799,6 +799,18 @@ SEQUENCE_REJECTING_FUNCTIONS: dict[str, tuple[int, ...]] = {
         "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet", "svd", "svdvals",
         "tensorinv", "vector_norm"
     )},
+    # Measured separately (the survey above missed them): list bounds of clip, the
+    # values of append, the second operand of these linalg functions, and jnp.fft.
+    # (`einsum` is left out: its interleaved form takes lists of axis numbers.)
+    **{f"jax.numpy.{n}": (0, 1, 2) for n in ("clip",)},
+    **{f"jax.numpy.{n}": (0, 1) for n in ("append",)},
+    **{f"jax.numpy.linalg.{n}": (0, 1) for n in (
+        "cross", "lstsq", "matmul", "outer", "solve", "tensordot", "tensorsolve", "vecdot",
+    )},
+    **{f"jax.numpy.fft.{n}": (0,) for n in (
+        "fft", "fft2", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift",
+        "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftn",
+    )},
     **{f"jax.nn.{n}": (0,) for n in (
         "celu", "elu", "gelu", "glu", "hard_silu", "hard_swish", "hard_tanh",
         "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "relu",
