@@ -852,6 +852,8 @@ WRAPPING_INT_CALLS: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[int,
 ERROR_WORDING: dict[str, tuple[str, ...]] = {
     "JAX207": ("Shapes must be 1D sequences of concrete values of integer type",),
     "JAX208": ("requires ndarray or scalar arguments",),
+    "JAX209": ("Slice entries must be static integers",
+               "Array slice indices must have static start/stop/step"),
     "JAX404": ("Non-hashable static arguments are not supported",),
     "JAX406": ("static_argnums", "static_argnames", "static_broadcasted_argnums"),
     "JAX801": ("Gradient only defined for scalar-output functions",),

@@ -61,7 +61,8 @@ KNOWN = {
     # `sizes` is a list of ints; the try-list builds arrays.
     ("prng_training.py", 21, "JAX502"): "could not run",
     # The list reaches jnp.mean while tracing: JAX's own wording, at the flagged line.
-    ("data_pipeline.py", 59, "JAX208"): "confirmed",
+    ("data_pipeline.py", 64, "JAX208"): "confirmed",
+    ("data_pipeline.py", 44, "JAX209"): "confirmed",
     # These lines only apply grad / vmap; JAX raises when the result is called, which the
     # module does not do: running the line shows nothing either way.
     ("transform_usage.py", 19, "JAX801"): "could not run",
