@@ -362,10 +362,26 @@ class FileModel:
             return None
         return func.klass.methods.get(expr.attr.value)
 
+    def comprehension_variable(self, name: cst.Name) -> bool:
+        """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
+        do not bind (they would find an outer `x`)."""
+        for anc in self.ancestors(name):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(anc, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+                comp = anc.for_in
+                while comp is not None:
+                    if any(n.value == name.value for n in target_names(comp.target)):
+                        return True
+                    comp = comp.inner_for_in
+        return False
+
     def assigned_values(self, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
         """The values `name` is bound to where it is read, when every binding it can see is
         a plain `name = value` (one target); None when any is something else (a parameter,
         an import, a loop or tuple target, `+=`) or there is none."""
+        if self.comprehension_variable(name):
+            return None
         bindings = self.scope_of(name).lookup(name.value)
         if not bindings:
             return None

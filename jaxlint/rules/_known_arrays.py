@@ -15,7 +15,6 @@ import libcst as cst
 
 from jaxlint import jax_api
 from jaxlint.engine.model import FileModel
-from jaxlint.engine.scopes import target_names
 
 Shape = tuple  # of Optional[int]
 
@@ -61,8 +60,6 @@ def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0) -> O
 
 
 def _shape_of_name(model: FileModel, name: cst.Name) -> Optional[Shape]:
-    if comprehension_variable(model, name):
-        return None
     values = model.assigned_values(name)
     if not values:
         return None
@@ -75,21 +72,6 @@ def _shape_of_name(model: FileModel, name: cst.Name) -> Optional[Shape]:
             return None
         shape = found
     return shape
-
-
-def comprehension_variable(model: FileModel, name: cst.Name) -> bool:
-    """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
-    do not bind (they would find an outer `x`)."""
-    for anc in model.ancestors(name):
-        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return False
-        if isinstance(anc, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-            comp = anc.for_in
-            while comp is not None:
-                if any(n.value == name.value for n in target_names(comp.target)):
-                    return True
-                comp = comp.inner_for_in
-    return False
 
 
 def _at_update_of(expr: cst.BaseExpression, name: str) -> bool:

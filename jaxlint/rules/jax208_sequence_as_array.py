@@ -7,7 +7,6 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.jax_api import SEQUENCE_REJECTING_FUNCTIONS
-from jaxlint.rules._known_arrays import comprehension_variable
 from jaxlint.rules.base import Report, Rule
 
 _DISPLAYS = {cst.List: "a list", cst.ListComp: "a list", cst.Tuple: "a tuple"}
@@ -58,7 +57,7 @@ class SequenceAsArray(Rule):
                 return kind
         if isinstance(expr, cst.Call):
             return _BUILTINS.get(model.qualname(expr.func))
-        if isinstance(expr, cst.Name) and depth == 0 and not comprehension_variable(model, expr):
+        if isinstance(expr, cst.Name) and depth == 0:
             kinds = {self._sequence(v, depth + 1) for v in model.assigned_values(expr) or ()}
             if len(kinds) == 1:
                 return kinds.pop()
