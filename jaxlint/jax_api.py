@@ -615,6 +615,12 @@ class Differentiation:
     # positional arguments the call passes (negative indices below -n: ValueError).
     argnums_error: str | None = None
     has_argnums: bool = True
+    # value_and_grad: the result is `(value, grads)`, or `((value, aux), grads)` with
+    # has_aux=True; grad with has_aux=True gives `(grads, aux)`. Unpacking it into a
+    # target of another length raises ValueError ("not enough values to unpack
+    # (expected 3, got 2)"), and `(loss, aux), grads = value_and_grad(f)(x)` without
+    # has_aux raises TypeError ("iteration over a 0-d array"): jax, nnx and equinox alike.
+    returns_value: bool = False
 
 
 _AUX = "TypeError"
@@ -622,7 +628,7 @@ _AUX = "TypeError"
 DIFFERENTIATING: dict[str, Differentiation] = {
     "jax.grad": Differentiation("jax.grad", True, 1, 2, _AUX, _AUX, "TypeError"),
     "jax.value_and_grad": Differentiation("jax.value_and_grad", True, 1, 2, _AUX, _AUX,
-                                          "TypeError"),
+                                          "TypeError", returns_value=True),
     "jax.jacrev": Differentiation("jax.jacrev", False, 1, 2, _AUX, _AUX, "ValueError"),
     "jax.jacfwd": Differentiation("jax.jacfwd", False, 1, 2, None, None, "ValueError"),
     "jax.hessian": Differentiation("jax.hessian", False, 1, 2, _AUX, _AUX, "ValueError"),
@@ -631,11 +637,13 @@ DIFFERENTIATING: dict[str, Differentiation] = {
     "flax.nnx.grad": Differentiation("nnx.grad", True, None, None, "TypeError", "ValueError",
                                      "TypeError"),
     "flax.nnx.value_and_grad": Differentiation("nnx.value_and_grad", True, None, None,
-                                               "TypeError", "ValueError", "TypeError"),
+                                               "TypeError", "ValueError", "TypeError",
+                                               returns_value=True),
     "equinox.filter_grad": Differentiation("eqx.filter_grad", True, None, None, _AUX, _AUX,
                                            has_argnums=False),
     "equinox.filter_value_and_grad": Differentiation("eqx.filter_value_and_grad", True, None,
-                                                     None, _AUX, _AUX, has_argnums=False),
+                                                     None, _AUX, _AUX, has_argnums=False,
+                                                     returns_value=True),
 }
 
 #: vmap's options, checked against the call (jax 0.10.2): `in_axes` given as a
@@ -863,4 +871,5 @@ ERROR_WORDING: dict[str, tuple[str, ...]] = {
     "JAX804": ("vmap in_axes must be", "vmap was requested to map its argument along axis",
                "vmap out_axes specification must be a tree prefix"),
     "JAX805": ("Array has been deleted", "Buffer has been deleted or donated"),
+    "JAX806": ("values to unpack", "iteration over a 0-d array"),
 }

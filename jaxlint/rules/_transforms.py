@@ -96,7 +96,19 @@ def applied_calls(model, app: Applied) -> list[cst.Call]:
             return []
         return [c for c in model.nodes(cst.Call)
                 if isinstance(c.func, cst.Name) and model.resolve_function(c.func) is app.info]
-    return rc.call_uses(model, app.node, rc.bound_name(model, app.node)) or []
+    parent = model.parent(app.node)
+    if isinstance(parent, cst.Call) and parent.func is app.node:
+        return [parent]  # jax.vmap(f, ...)(x)
+    name = rc.bound_name(model, app.node)
+    if name is None:
+        return []
+    # `vf(x)`, here or in a function, reaches this transform only when every binding
+    # `vf` can see is this one (`vf = scaler.value_and_grad(...)` on another path is
+    # another function).
+    return [c for c in model.nodes(cst.Call)
+            if isinstance(c.func, cst.Name) and c.func.value == name.value
+            and (values := model.assigned_values(c.func)) is not None
+            and len(values) == 1 and values[0] is app.node]
 
 
 def _decorator(model, expr, qualnames, positions, names):

@@ -39,6 +39,8 @@ class Rule:
     confirm_kind: ClassVar[Optional[str]] = None
     # The JAX exception a bad example raises, when there is one.
     raises: ClassVar[Optional[str]] = None
+    # Other exceptions some of its findings name (each finding passes its own `expected`).
+    also_raises: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, model: FileModel, settings: Optional[Any] = None):
         self.model = model
