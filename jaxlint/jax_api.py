@@ -151,6 +151,26 @@ STATIC_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
     "jax.lax.axis_size",
     "jax.numpy.issctype", "jax.numpy.obj2sctype",
 })
+#: flax linen's Module: `model.apply(variables, *args, method=..., rngs=..., mutable=...)`
+#: runs `__call__` (or `method`) on `args`, inside whatever trace makes the call.
+LINEN_MODULE_CLASSES: frozenset[str] = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+LINEN_APPLY_OPTIONS: frozenset[str] = frozenset({
+    "method", "rngs", "mutable", "capture_intermediates",
+})
+#: nnx modules: nnx.jit / nnx.grad / ... carry updates of their attributes out of the
+#: trace (`self.count += 1` in `__call__` is nnx's state API), so writes to `self`
+#: in their methods are not lost (flax 0.12.8).
+STATEFUL_MODULE_CLASSES: frozenset[str] = frozenset({
+    "flax.nnx.Module", "flax.nnx.Pytree", "flax.nnx.Object",
+})
+#: Layers built and called in one expression (`nn.Dense(4)(x)` in a linen `@nn.compact`
+#: method): on a traced input each returns one traced array.
+LAYER_CLASSES: frozenset[str] = frozenset(
+    f"flax.linen.{n}" for n in (
+        "Dense", "DenseGeneral", "Conv", "ConvTranspose", "ConvLocal", "Embed", "LayerNorm",
+        "BatchNorm", "GroupNorm", "RMSNorm", "InstanceNorm", "Dropout",
+        "MultiHeadDotProductAttention", "MultiHeadAttention", "SelfAttention",
+    ))
 #: Functions of the array modules that return a function or another object, not an
 #: array: `jnp.vectorize(f)`, `jax.nn.initializers.normal()` (an initializer), the
 #: classes (`lax.Precision(...)`, `RegularGridInterpolator(...)`). `jax.random.PRNGKey`

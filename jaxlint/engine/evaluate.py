@@ -212,6 +212,10 @@ class _Evaluator(Flow):
             shape, cls = shapes.pop()
             if shape in (Shape.BOX, Shape.CONTAINER):
                 return make(Kind.TRACED, shape, cls=cls)
+            if shape is Shape.OBJECT and cls is not None:
+                # `step(Model(...), x)`: an object of a class of this file (an nnx Module),
+                # known only so that `model(x)` reaches `Model.__call__`.
+                return make(Kind.UNKNOWN, Shape.OBJECT, cls=cls)
         return v
 
     def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
@@ -249,10 +253,16 @@ class _Evaluator(Flow):
         if ctx.refs:
             return TRACED_BOX  # a Pallas kernel's arguments are Refs
         if ctx.arrays_only:
-            # filter_jit: a Python int stays static, so only an array annotation says traced.
+            # filter_jit: a Python int stays static, so only an array annotation, or an
+            # array at every call this file makes, says traced.
             ann = info.annotations.get(p)
             v = annotation_value(self.model, ann, traced=True) if ann is not None else UNKNOWN
-            return v if v.shape is Shape.ARRAY else UNKNOWN
+            if v.shape is Shape.ARRAY:
+                return v
+            given = [dict(values).get(p) for values in info.sites.values()]
+            if given and all(g is not None and g.shape is Shape.ARRAY for g in given):
+                return TRACED_ARRAY
+            return UNKNOWN
         if p == info.vararg or p == info.kwarg:
             return make(Kind.TRACED, Shape.CONTAINER)
         ann = info.annotations.get(p)
@@ -758,7 +768,8 @@ class _Evaluator(Flow):
                 return TRACED_BOX if in_abstract else BOX
             if klass.pytree:
                 return container(args, cls=klass)
-            return make(Kind.UNKNOWN, Shape.OBJECT, cls=None)
+            # An object of a class of this file: calling it runs its `__call__`.
+            return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass)
         if isinstance(node.func, cst.Attribute):
             base = self.values.get(node.func.value, UNKNOWN)
             meth = node.func.attr.value
@@ -781,6 +792,9 @@ class _Evaluator(Flow):
                 return STATIC
         if self.func is None or not self.func.traced:
             self.record_site(node, args)
+        if isinstance(node.func, cst.Call) and self.model.qualname(node.func.func) in jax_api.LAYER_CLASSES \
+                and any(v.traced for v in args):
+            return TRACED_ARRAY  # nn.Dense(4)(x)
         if isinstance(node.func, cst.Call) and in_abstract:
             from jaxlint.engine.tracing import transform_for
 
@@ -855,6 +869,7 @@ class _Evaluator(Flow):
         model = self.model
         callee = model.resolve_function(node.func)
         shift = 0
+        args = list(zip(node.args, arg_values))
         if callee is None:
             klass = model.resolve_class(node.func)
             if klass is not None:
@@ -863,12 +878,15 @@ class _Evaluator(Flow):
             else:
                 callee = model.method_of_self(node.func)
                 shift = 1
+        if callee is None:
+            callee, args = self.instance_call(node, args)
+            shift = 1
         if callee is None or callee is caller:
             return UNKNOWN
         bound: dict[str, Value] = {}
         positional = callee.positional[shift:]
         i = 0
-        for arg, v in zip(node.args, arg_values):
+        for arg, v in args:
             if arg.star == "*":
                 # f(*args): the rest of the positional parameters get its elements.
                 for name in positional[i:]:
@@ -895,6 +913,44 @@ class _Evaluator(Flow):
         if shift or callee.returns is None:
             return UNKNOWN  # a constructor returns an object
         return callee.returns
+
+
+    def instance_call(self, node: cst.Call, args: list) -> tuple[Optional[FunctionInfo], list]:
+        """`model(x)` on an object of a class of this file runs `Model.__call__`; a flax
+        linen `model.apply(variables, x, method=...)` runs `__call__` (or the method) on
+        the arguments after the variables."""
+        klass = self.values.get(node.func, UNKNOWN).cls
+        if klass is not None:
+            return klass.methods.get("__call__"), args
+        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "apply":
+            return None, args
+        klass = self.values.get(node.func.value, UNKNOWN).cls
+        if klass is None or "apply" in klass.methods or not _linen_module(self.model, klass):
+            return None, args
+        method = "__call__"
+        rest = []
+        for i, (arg, v) in enumerate(args):
+            if arg.keyword is None and not arg.star and i == 0:
+                continue  # the variables
+            if arg.keyword is not None and arg.keyword.value in jax_api.LINEN_APPLY_OPTIONS:
+                if arg.keyword.value == "method" and isinstance(arg.value, cst.SimpleString):
+                    method = arg.value.evaluated_value
+                elif arg.keyword.value == "method":
+                    return None, args
+                continue
+            rest.append((arg, v))
+        return klass.methods.get(method), rest
+
+
+def _linen_module(model, klass, depth: int = 0) -> bool:
+    """A subclass of `flax.linen.Module`, directly or through classes of this file."""
+    for base in klass.node.bases:
+        if model.qualname(base.value) in jax_api.LINEN_MODULE_CLASSES:
+            return True
+        local = model.resolve_class(base.value)
+        if local is not None and local is not klass and depth < 8 and _linen_module(model, local, depth + 1):
+            return True
+    return False
 
 
 def _bind_arguments(callee: FunctionInfo, node: cst.Call, arg_values: list[Value],

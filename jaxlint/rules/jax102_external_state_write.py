@@ -7,6 +7,7 @@ import libcst as cst
 from jaxlint.engine.model import children
 
 from jaxlint.engine.functions import FunctionInfo
+from jaxlint.jax_api import STATEFUL_MODULE_CLASSES
 from jaxlint.rules._impurity import (INIT_METHODS, holds_tracer, outlives_trace, root_name,
                                      self_name, trace_time_function, where)
 from jaxlint.rules.base import Rule
@@ -96,10 +97,24 @@ class ExternalStateWrite(Rule):
             method = method.enclosing
         if method is None or method.klass is None or method.klass.node is None:
             return False
+        if self._stateful_module(method.klass):
+            return True
         for dec in method.klass.node.decorators:
             expr = dec.decorator
             q = self.model.qualname(expr.func if isinstance(expr, cst.Call) else expr)
             if q not in _NEUTRAL_CLASS_DECORATORS:
+                return True
+        return False
+
+    def _stateful_module(self, klass, depth: int = 0) -> bool:
+        """An nnx Module (directly or through classes of this file): nnx transforms carry
+        its attribute updates out of the trace."""
+        for base in klass.node.bases:
+            if self.model.qualname(base.value) in STATEFUL_MODULE_CLASSES:
+                return True
+            local = self.model.resolve_class(base.value)
+            if local is not None and local is not klass and depth < 8 \
+                    and self._stateful_module(local, depth + 1):
                 return True
         return False
 

@@ -4,6 +4,7 @@ it when the libraries are installed."""
 from typing import Optional
 
 import equinox as eqx
+import flax.linen as nn
 import flax.struct as struct
 import jax
 import jax.numpy as jnp
@@ -91,7 +92,49 @@ def filtered_array(x: jax.Array):
     return -x
 
 
+class Gate(nn.Module):
+    @nn.compact
+    def __call__(self, x, train: bool = False):
+        h = nn.Dense(4)(x)
+        if train:  # a Python bool passed to apply: static
+            h = h * 2
+        if h.sum() > 0:  # expect: JAX201
+            return h
+        return -h
+
+
+gate = Gate()
+gate_vars = gate.init(jax.random.key(0), jnp.ones((1, 3)))
+
+
+@jax.jit
+def gate_forward(variables, x):
+    return gate.apply(variables, x, train=True)  # model.apply runs Gate.__call__ in this trace
+
+
+class Tally(nnx.Module):
+    def __init__(self):
+        self.count = jnp.array(0)
+
+    def __call__(self, x):
+        self.count += 1  # nnx carries module attribute updates out of nnx.jit
+        return x * 2
+
+
+@nnx.jit
+def tally_step(model, x):
+    return model(x)
+
+
+@eqx.filter_jit
+def filtered_site(x):  # every call in this file passes an array: traced
+    if x.sum() > 0:  # expect: JAX201
+        return x
+    return -x
+
+
 RUNS = {
+    "tally_step": lambda: tally_step(Tally(), jnp.ones(3)),
     "filtered": lambda: filtered(jnp.ones(()), 3),
     "step": lambda: step(State(jnp.ones(3), 2.0), jnp.ones(3)),
     "eqx_static": lambda: eqx_static(Cfg(jnp.ones(3), 3), jnp.ones(3)),
@@ -99,7 +142,10 @@ RUNS = {
     "double": lambda: double(jnp.ones(8)),
 }
 RAISES = {
+    "gate_forward": (lambda: gate_forward(gate_vars, jnp.ones((1, 3))), "TracerBoolConversionError"),
+    "filtered_site": (lambda: filtered_site(jnp.ones(3)), "TracerBoolConversionError"),
     "nnx_traced": (lambda: nnx_traced(1.0), "TracerBoolConversionError"),
     "filtered_array": (lambda: filtered_array(jnp.ones(())), "TracerBoolConversionError"),
     "bad_step": (lambda: bad_step(State(jnp.float32(1.0), 2.0), 1.0), "TracerBoolConversionError"),
 }
+
