@@ -375,6 +375,17 @@ class FileModel:
             return None
         return func.klass.methods.get(expr.attr.value)
 
+    def calls_named(self, name: str) -> list[cst.Call]:
+        """The calls `name(...)` in the file (an index built on first use)."""
+        index = self.__dict__.get("_calls_by_name")
+        if index is None:
+            index = {}
+            for call in self.nodes(cst.Call):
+                if isinstance(call.func, cst.Name):
+                    index.setdefault(call.func.value, []).append(call)
+            self._calls_by_name = index
+        return index.get(name, [])
+
     def comprehension_variable(self, name: cst.Name) -> bool:
         """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
         do not bind (they would find an outer `x`)."""

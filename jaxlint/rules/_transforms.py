@@ -94,8 +94,7 @@ def applied_calls(model, app: Applied) -> list[cst.Call]:
     if app.decorator:
         if app.info.is_method:
             return []
-        return [c for c in model.nodes(cst.Call)
-                if isinstance(c.func, cst.Name) and model.resolve_function(c.func) is app.info]
+        return [c for c in model.calls_named(app.info.name) if model.resolve_function(c.func) is app.info]
     parent = model.parent(app.node)
     if isinstance(parent, cst.Call) and parent.func is app.node:
         return [parent]  # jax.vmap(f, ...)(x)
@@ -105,9 +104,8 @@ def applied_calls(model, app: Applied) -> list[cst.Call]:
     # `vf(x)`, here or in a function, reaches this transform only when every binding
     # `vf` can see is this one (`vf = scaler.value_and_grad(...)` on another path is
     # another function).
-    return [c for c in model.nodes(cst.Call)
-            if isinstance(c.func, cst.Name) and c.func.value == name.value
-            and (values := model.assigned_values(c.func)) is not None
+    return [c for c in model.calls_named(name.value)
+            if (values := model.assigned_values(c.func)) is not None
             and len(values) == 1 and values[0] is app.node]
 
 
