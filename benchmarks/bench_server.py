@@ -1,6 +1,7 @@
 """Edit-to-diagnostics latency of `jaxlint server`, driven over stdio as an editor drives it.
 
 Usage: python benchmarks/bench_server.py [--lines 1000 10000] [--edits 40] [--debounce-ms 25]
+                                         [--pause-ms 0]
 
 For each size: open the large-file benchmark's generated module, wait for its
 diagnostics, then make `--edits` single edits, one at a time, each in a random
@@ -85,7 +86,8 @@ class Editor:
         self.proc.wait(10)
 
 
-def measure(editor: Editor, folder: Path, n_lines: int, edits: int, rng: random.Random) -> list[float]:
+def measure(editor: Editor, folder: Path, n_lines: int, edits: int, rng: random.Random,
+            pause: float = 0.0) -> list[float]:
     text = generate(n_lines, dense=False)
     lines = text.split("\n")
     path = folder / f"generated_{n_lines}.py"
@@ -97,6 +99,7 @@ def measure(editor: Editor, folder: Path, n_lines: int, edits: int, rng: random.
     targets = [i for i, line in enumerate(lines) if line.startswith("    a = jnp.sin(x) + y * ")]
     times = []
     for version in range(2, edits + 2):
+        time.sleep(pause)  # a typist's pause between edits (`--pause-ms`)
         row = rng.choice(targets)
         col = len(lines[row])
         start = time.perf_counter()
@@ -121,6 +124,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--debounce-ms", type=int, default=25)
+    ap.add_argument("--pause-ms", type=int, default=0,
+                    help="wait this long after each edit's diagnostics before the next edit")
     args = ap.parse_args()
     rng = random.Random(0)
     editor = Editor(args.debounce_ms)
@@ -129,9 +134,10 @@ def main() -> None:
                                          "capabilities": {}}, request=True)
         editor.wait_for(lambda m: m.get("id") == rid)
         editor.send("initialized", {})
-        print(f"edit-to-diagnostics latency, {args.edits} edits per file, debounce {args.debounce_ms} ms")
+        print(f"edit-to-diagnostics latency, {args.edits} edits per file, debounce {args.debounce_ms} ms, "
+              f"pause {args.pause_ms} ms")
         for n in args.lines:
-            times = measure(editor, Path(tmp), n, args.edits, rng)
+            times = measure(editor, Path(tmp), n, args.edits, rng, args.pause_ms / 1000)
             print(f"  {n:>6,} lines: median {statistics.median(times) * 1000:6.0f} ms, "
                   f"p95 {p95(times) * 1000:6.0f} ms, max {max(times) * 1000:6.0f} ms")
         editor.close()

@@ -16,6 +16,7 @@ log, and dies with the server (Linux's parent-death signal) or when its input cl
 from __future__ import annotations
 
 import os
+import gc
 import pickle
 import select
 import signal
@@ -193,6 +194,12 @@ def main() -> int:
     # Warm up: the first real request should not pay for importing the rules.
     analysis.lint("<warm-up>", "warm_up.py", "import jax\n\n@jax.jit\ndef f(x):\n    return x\n")
     analysis.forget("<warm-up>")
+    # The cyclic garbage of each analysis (the last version's model) is collected after
+    # its reply is sent, while the editor types, not in the middle of the next reply:
+    # at 10,000 lines an automatic collection costs about 0.17 s.
+    gc.collect()
+    gc.freeze()  # the imported modules and rules: never worth scanning again
+    gc.disable()
     _send(replies, ("ready", None))
     while True:
         request = _read_request(requests)
@@ -204,3 +211,5 @@ def main() -> int:
         except Exception as exc:  # noqa: BLE001 - reported to the server, which goes on
             reply = ("raised", f"{type(exc).__name__}: {processes.safe_str(exc)}")
         _send(replies, reply)
+        del reply
+        gc.collect()
