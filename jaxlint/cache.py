@@ -27,14 +27,13 @@ import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from jaxlint import __version__
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, Finding
-from jaxlint.source import MAX_FILE_BYTES, content_digest, read_bytes
+from jaxlint.source import MAX_FILE_BYTES, content_digest, read_bytes, write_atomic
 
 CACHE_DIR_NAME = ".jaxlint_cache"
 FORMAT = 2
@@ -246,20 +245,11 @@ class Cache:
                 with open(tag, "w", encoding="utf-8") as fh:
                     fh.write("Signature: 8a477f597d28d172789f06886806bc55\n"
                              "# This file is a cache directory tag created by jaxlint.\n")
-            fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    # The marker key first: pruning recognises jaxlint's files by it.
-                    json.dump({"jaxlint-cache": FORMAT, "version": __version__, "files": self.entries}, fh,
+            # The marker key first: pruning recognises jaxlint's files by it.
+            data = json.dumps({"jaxlint-cache": FORMAT, "version": __version__, "files": self.entries},
                               separators=(",", ":"))
-                os.replace(tmp, self.file)
-                self._prune()
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_atomic(self.file, data.encode("utf-8"), fsync=False)
+            self._prune()
             self.dirty = False
         except (OSError, TypeError, ValueError):
             pass

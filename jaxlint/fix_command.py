@@ -144,8 +144,9 @@ def print_available_fixes(findings: list[Finding]) -> None:
 
 def run_add_noqa(findings: list[Finding], diagnostics: list[Diagnostic]) -> int:
     """Write `# noqa: CODE` on every line with a finding (cells of notebooks included)."""
-    from jaxlint.fixes.apply import _decode, write_atomic
+    from jaxlint.fixes.apply import _encode, read_for_rewrite
     from jaxlint.fixes.noqa import add_noqa
+    from jaxlint.source import write_atomic
 
     by_file: dict[str, dict] = collections.defaultdict(lambda: collections.defaultdict(set))
     for f in findings:
@@ -161,12 +162,13 @@ def run_add_noqa(findings: list[Finding], diagnostics: list[Diagnostic]) -> int:
             if path.endswith(".ipynb"):
                 n = _add_noqa_notebook(path, lines)
             else:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-                text, encoding, bom = _decode(data)
+                read = read_for_rewrite(path)
+                if isinstance(read, Diagnostic):
+                    raise OSError(read.message)
+                text, encoding, bom = read
                 new, n = add_noqa(text, {line: codes for (_, line), codes in lines.items()})
                 if n:
-                    write_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + new.encode(encoding))
+                    write_atomic(path, _encode(new, encoding, bom))
         except (OSError, ValueError, SyntaxError) as exc:
             click.echo(f"{path}: E902 cannot add noqa directives: {exc}", err=True)
             continue
@@ -180,8 +182,9 @@ def run_add_noqa(findings: list[Finding], diagnostics: list[Diagnostic]) -> int:
 def _add_noqa_notebook(path: str, lines: dict) -> int:
     import json
 
-    from jaxlint.fixes.apply import _cell_text, _indent_of, _notebook_bytes, _set_cell_text, write_atomic
+    from jaxlint.fixes.apply import _cell_text, _indent_of, _notebook_bytes, _set_cell_text
     from jaxlint.fixes.noqa import add_noqa
+    from jaxlint.source import write_atomic
 
     with open(path, "rb") as fh:
         raw = fh.read().decode("utf-8-sig")

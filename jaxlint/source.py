@@ -13,6 +13,7 @@ import io
 import os
 import re
 import stat
+import tempfile
 import tokenize
 import warnings
 from typing import TYPE_CHECKING, Optional, Union
@@ -280,3 +281,29 @@ def _parse_libcst(text: str, path: str, python_error: Optional[Diagnostic]):
                           col=exc.raw_column + 1, code="E999")
     except (RecursionError, MemoryError):
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
+
+
+def write_atomic(path: str, data: bytes, fsync: bool = True) -> None:
+    """Replace `path` with `data` in one step: a crash leaves the old file or the new one.
+    `fsync=False` skips waiting for the disk (a cache, which is checked when read)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=".jaxlint-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

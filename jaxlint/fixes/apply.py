@@ -14,8 +14,6 @@ import collections
 import difflib
 import io
 import json
-import os
-import tempfile
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from typing import Iterable, Optional, Union
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.fixes.edits import Fix, apply_edits, choose
+from jaxlint.source import MAX_FILE_BYTES, read_bytes, write_atomic
 
 MAX_ROUNDS = 20
 
@@ -156,51 +155,40 @@ def _decode(data: bytes) -> tuple[str, str, bool]:
     return text, ("utf-8" if encoding == "utf-8-sig" else encoding), bom
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace `path` with `data` in one step: a crash leaves the old file or the new one."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except OSError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=".jaxlint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> Union[FixResult, Diagnostic]:
-    """Fix one file (a notebook in place); write it only when it changed and `write`."""
-    if path.endswith(".ipynb"):
-        return fix_notebook(path, settings, unsafe, write)
-    from jaxlint.source import MAX_FILE_BYTES, read_bytes
-
-    # The linter's reader: a FIFO or device named x.py is refused, never read (it would block).
+def read_for_rewrite(path: str) -> Union[tuple[str, str, bool], Diagnostic]:
+    """A Python file's text, encoding and BOM, for code that writes it back (`--fix`,
+    `--add-noqa`), or why it cannot be read. The linter's reader: a FIFO or device named
+    x.py is refused, never read (it would block)."""
     data = read_bytes(path, MAX_FILE_BYTES)
     if isinstance(data, Diagnostic):
         return data
     if len(data) > MAX_FILE_BYTES:
         return Diagnostic(path, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
     try:
-        text, encoding, bom = _decode(data)
+        return _decode(data)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
         return Diagnostic(path, f"cannot decode file: {exc}")
+
+
+def _encode(text: str, encoding: str, bom: bool) -> bytes:
+    """The file's bytes for `text`, in the encoding (and with the BOM) `_decode` found."""
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode(encoding)
+
+
+def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> Union[FixResult, Diagnostic]:
+    """Fix one file (a notebook in place); write it only when it changed and `write`."""
+    if path.endswith(".ipynb"):
+        return fix_notebook(path, settings, unsafe, write)
+
+    read = read_for_rewrite(path)
+    if isinstance(read, Diagnostic):
+        return read
+    text, encoding, bom = read
     result = fix_text(text, path, settings, unsafe)
     if write and result.changed:
         if not parses(result.new):  # pragma: no cover - fix_text never returns such text
             return Diagnostic(path, "fixes produced code that does not parse; file left unchanged")
-        write_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + result.new.encode(encoding))
+        write_atomic(path, _encode(result.new, encoding, bom))
     return result
 
 
