@@ -259,13 +259,9 @@ def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
         if info is not None:
             ctx = _decorator_context(info)
             return JittedCallee(info, ctx, 0, func.value) if ctx else None
-        bindings = model.scope_of(func).lookup(func.value)
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
-            return None
-        node = bindings[0].node
-        if isinstance(node, cst.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
-            return _from_wrapper(model, node.value, func.value)
+        values = model.assigned_values(func)  # `step = jax.jit(update, ...)`, bound once
+        if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+            return _from_wrapper(model, values[0], func.value)
         return None
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
         info = method_of_self(model, func)

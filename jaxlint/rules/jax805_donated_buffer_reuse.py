@@ -76,13 +76,9 @@ class DonatedBufferReuse(Rule):
             info = model.resolve_function(func)
             if info is not None:
                 return self._from_decorators(info, func.value, 0)
-            bindings = model.scope_of(func).lookup(func.value)
-            if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
-                return None
-            node = bindings[0].node
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
-                return self._from_wrapper(node.value, func.value)
+            values = model.assigned_values(func)  # `step = jax.jit(update, donate_argnums=0)`
+            if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+                return self._from_wrapper(values[0], func.value)
             return None
         if isinstance(func, cst.Attribute):
             info = model.method_of_self(func)
