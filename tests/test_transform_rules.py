@@ -1,4 +1,4 @@
-"""JAX801-JAX805 (transform usage): each case is linted and compared with its
+"""JAX801-JAX806 (transform usage): each case is linted and compared with its
 `# expect:` markers in both directions; the silent cases are patterns of real code
 (has_aux pairs, conditional returns, decorators, partial, methods, rebinding).
 
@@ -169,6 +169,20 @@ CASES = {
         def train(params, batch):
             new_params = update(params, batch)
             return params  # unknown: a parameter may be a NumPy array
+        """),
+    # JAX806 ---------------------------------------------------------------
+    "unpack-three-from-aux": ("ValueError", """
+        def loss_fn(w):
+            return jnp.sum(w ** 2), {"w": w}
+
+        loss, aux, grads = jax.value_and_grad(loss_fn, has_aux=True)(jnp.ones(3))  # expect: JAX806
+        """),
+    "output-fails-first": ("TypeError", """
+        def loss_fn(w):
+            return {"loss": jnp.sum(w ** 2)}
+
+        # The call raises JAX802's TypeError before any unpacking: JAX806 stays silent.
+        loss, aux, grads = jax.value_and_grad(loss_fn, has_aux=True)(jnp.ones(3))  # expect: JAX802
         """),
 }
 

@@ -281,3 +281,39 @@ def known_rank(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]
             return None
         return known_rank(model, values[0], depth + 1)
     return None
+
+
+def not_a_pair(model, expr: Optional[cst.BaseExpression], info: FunctionInfo) -> Optional[tuple[str, cst.CSTNode]]:
+    """What a returned `expr` is when it is definitely not a two-element tuple or list
+    (what has_aux=True needs): ("a dict" / "a tuple of 3" / "a single value", node)."""
+    if expr is None:
+        return None
+    found = container_literal(model, expr, info)
+    if found is not None:
+        if found.kind == "a dict":
+            return "a dict", expr
+        if found.length is None or found.length == 2:
+            return None
+        return f"{found.kind} of {found.length}", expr
+    if single_value(model, expr):
+        return "a single value", expr
+    if isinstance(expr, cst.Name):
+        bindings = info.scope.bindings.get(expr.value)
+        if bindings and all(b.kind == "assign" and isinstance(b.node, cst.Assign)
+                            and len(b.node.targets) == 1
+                            and isinstance(b.node.targets[0].target, cst.Name)
+                            and single_value(model, b.node.value) for b in bindings):
+            return "a single value", expr
+    return None
+
+
+def output_fails(model, app: Applied, has_aux: bool) -> bool:
+    """Whether calling the transformed function raises because of what `f` returns:
+    every return a tuple / list / dict without has_aux (JAX801), or none a pair with
+    has_aux=True (JAX802)."""
+    returns = return_values(app.info)
+    if not returns:
+        return False
+    if has_aux:
+        return all(not_a_pair(model, r, app.info) is not None for r in returns)
+    return all(container_literal(model, r, app.info) is not None for r in returns)

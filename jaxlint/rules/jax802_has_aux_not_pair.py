@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
-
-import libcst as cst
+from typing import Iterator
 
 from jaxlint.jax_api import DIFFERENTIATING
 from jaxlint.rules import _transforms as tf
@@ -31,7 +29,7 @@ class HasAuxNotPair(Rule):
             returns = tf.return_values(app.info)
             if not returns:
                 continue
-            found = [self._not_pair(r, app.info) for r in returns]
+            found = [tf.not_a_pair(model, r, app.info) for r in returns]
             if any(f is None for f in found):
                 continue  # one return may be a pair
             single = all(kind == "a single value" for kind, _ in found)
@@ -50,25 +48,3 @@ class HasAuxNotPair(Rule):
                     "; group the auxiliary outputs into one: `return loss, (a, b)`")
             yield self.report(app.node, msg, model.function_of(app.node), expected=error,
                               on_call=True)
-
-    def _not_pair(self, expr: Optional[cst.BaseExpression], info) -> Optional[tuple[str, cst.CSTNode]]:
-        """What `expr` is when it is definitely not a two-element tuple or list."""
-        if expr is None:
-            return None
-        found = tf.container_literal(self.model, expr, info)
-        if found is not None:
-            if found.kind == "a dict":
-                return "a dict", expr
-            if found.length is None or found.length == 2:
-                return None
-            return f"{found.kind} of {found.length}", expr
-        if tf.single_value(self.model, expr):
-            return "a single value", expr
-        if isinstance(expr, cst.Name):
-            bindings = info.scope.bindings.get(expr.value)
-            if bindings and all(b.kind == "assign" and isinstance(b.node, cst.Assign)
-                                and len(b.node.targets) == 1
-                                and isinstance(b.node.targets[0].target, cst.Name)
-                                and tf.single_value(self.model, b.node.value) for b in bindings):
-                return "a single value", expr
-        return None
