@@ -179,19 +179,11 @@ class _KeyFlow(Flow):
         if key is None or key[1] in self.shared_names:
             return
         anchor = self._anchor(call)
-        if anchor is None or self._comprehension_variable(call, key[1]):
+        base = arg.value if isinstance(arg, cst.Subscript) else arg  # `keys` in `keys[0]`
+        if anchor is None or model.comprehension_variable(base):  # a new key each time
             return
         use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
         self.uses_at.setdefault(anchor, []).append(use)
-
-    def _comprehension_variable(self, call: cst.Call, name: str) -> bool:
-        """Whether `name` at `call` is a comprehension's own variable: a new key each time."""
-        for anc in self.model.ancestors(call):
-            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
-                return False
-            if isinstance(anc, _COMPREHENSIONS) and name in _comprehension_targets(anc):
-                return True
-        return False
 
     def _anchor(self, call: cst.Call) -> Optional[cst.CSTNode]:
         """The statement whose execution runs `call`; None inside a lambda."""

@@ -73,10 +73,9 @@ class GradOfNonScalar(Rule):
             return
         params = info.positional
         for call in tf.applied_calls(model, app):
-            args = [a for a in call.args]
-            if any(a.star for a in args):
+            if any(a.star for a in call.args):
                 continue
-            for i, a in enumerate(args):
+            for i, a in enumerate(call.args):
                 name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
                 if name not in used:
                     continue
