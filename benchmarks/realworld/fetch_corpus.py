@@ -10,6 +10,7 @@ are dropped too.
 
     python benchmarks/realworld/fetch_corpus.py                # all sets
     python benchmarks/realworld/fetch_corpus.py --set user --out /tmp/realworld
+    python benchmarks/realworld/fetch_corpus.py --batch 2     # one first-look batch only
 """
 from __future__ import annotations
 
@@ -120,10 +121,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--set", choices=("user", "library", "all"), default="all")
     ap.add_argument("--repos", type=Path, default=HERE / "repos.tsv")
+    ap.add_argument("--batch", help="only the repositories of this batch (repos.tsv `batch` column; 0 = the tuned corpus)")
     args = ap.parse_args(argv)
     failed = 0
     for row in read_repos(args.repos):
         if args.set != "all" and row["set"] != args.set:
+            continue
+        if args.batch is not None and row.get("batch", "0") != args.batch:
             continue
         try:
             nf, nl = extract(row, args.mirror, args.out)
