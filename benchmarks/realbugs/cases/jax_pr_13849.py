@@ -1,6 +1,6 @@
 # source: https://github.com/jax-ml/jax/pull/13849
 # expect: JAX804
-# line: 17
+# line: 11
 # observed: jax 0.10.2 CPU: ValueError at line 17
 # batch: 3
 from functools import partial
