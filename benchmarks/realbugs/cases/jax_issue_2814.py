@@ -1,6 +1,6 @@
 # source: https://github.com/jax-ml/jax/issues/2814
 # expect: JAX405
-# line: 17
+# line: 18
 # observed: jax 0.10.2 CPU: f compiled 19 times (JAX_LOG_COMPILES), once per slice length
 # batch: 1
 import jax

@@ -1,6 +1,6 @@
 # source: https://github.com/lenstronomy/JAXtronomy/issues/66
 # expect: JAX701
-# line: 15
+# line: 16
 # observed: jax 0.10.2 CPU: gradient w.r.t. Rs is nan (the untaken arccosh/arccos branch)
 # batch: 1
 import jax
