@@ -1,6 +1,6 @@
 # source: https://github.com/jax-ml/jax/pull/6399
 # expect: JAX804
-# line: 14
+# line: 15
 # observed: jax 0.10.2 CPU: TypeError at line 15
 # batch: 4
 import jax
