@@ -111,7 +111,7 @@ def _terminate_with_parent() -> None:
 
 
 def main() -> int:
-    from jaxlint.confirm import ConfirmUnavailable, confirm_findings
+    from jaxlint.service import ConfirmUnavailable, confirm
 
     _terminate_with_parent()
     replies = os.fdopen(os.dup(1), "wb")
@@ -120,7 +120,7 @@ def main() -> int:
     try:
         with processes.handling_signals():
             try:
-                confirmed, _ = confirm_findings(findings, device="auto", timeout=timeout, texts={path: text})
+                confirmed, _ = confirm(findings, device="auto", timeout=timeout, texts={path: text})
                 verdict = confirmed[0].verdict or {"verdict": "could not run", "summary": "no verdict"}
             except ConfirmUnavailable as exc:
                 verdict = {"verdict": "could not run", "summary": str(exc)}
