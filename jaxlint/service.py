@@ -13,7 +13,11 @@ costs only that file (it is linted in a forked child).
 from __future__ import annotations
 
 import collections
+import os
+import pickle
 import re
+import signal
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
@@ -22,7 +26,8 @@ from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.finding import Diagnostic, FileResult, Finding
 
 __all__ = [
-    "ConfigError", "ConfirmUnavailable", "FixRun", "LintRun", "confirm", "confirm_warning", "exit_code",
+    "CONFIRM_CHILD", "ConfigError", "ConfirmUnavailable", "FixRun", "LintRun", "confirm", "confirm_child",
+    "confirm_reply", "confirm_request", "confirm_warning", "exit_code",
     "fix_kinds", "fix_paths", "fix_source", "lint_paths", "lint_source", "rule_page", "rule_summaries",
     "settings_for", "statistics", "with_target",
 ]
@@ -289,3 +294,49 @@ def rule_summaries() -> list[dict]:
         out.append({"code": code, "name": rule.name, "summary": rule.summary, "severity": rule.severity,
                     "default": bool(rule.default), "fix": kinds})
     return out
+
+
+# ---------------------------------------------------------------------- confirm in a child
+# A server confirms in a child process it can stop: at its time limit, when the request is
+# cancelled, and when the server itself dies. The child's SIGTERM runs confirm mode's own
+# cleanup, which kills its JAX worker.
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIRM_CHILD = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                 "from jaxlint.service import confirm_child; sys.exit(confirm_child())", _HERE]
+
+
+def confirm_request(findings: list[Finding], timeout: float, texts: Optional[dict[str, str]] = None) -> bytes:
+    """What to write to a CONFIRM_CHILD's standard input."""
+    return pickle.dumps((findings, timeout, texts or {}))
+
+
+def confirm_reply(data: bytes, returncode: Optional[int]) -> tuple[list[Finding], str]:
+    """A CONFIRM_CHILD's answer: the findings with verdicts and the device. Raises
+    ConfirmUnavailable when jax is missing, RuntimeError when the child died first."""
+    try:
+        kind, value = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a child that died mid-write, or before
+        raise RuntimeError(f"confirm exited early (status {returncode})") from None
+    if kind == "unavailable":
+        raise ConfirmUnavailable(value)
+    return value
+
+
+def confirm_child() -> int:
+    """The child: read a confirm_request, run confirm mode, write the reply."""
+    if processes._LIBC is not None:  # Linux: SIGTERM (so the cleanup runs) when the parent dies
+        processes._LIBC.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # what the confirmed code prints must not reach the reply
+    findings, timeout, texts = pickle.load(sys.stdin.buffer)
+    try:
+        with processes.handling_signals():
+            try:
+                outcome = ("ok", confirm(findings, timeout=timeout, texts=texts))
+            except ConfirmUnavailable as exc:
+                outcome = ("unavailable", str(exc))
+    except processes.Interrupted as exc:
+        return exc.exit_code
+    pickle.dump(outcome, replies)
+    replies.flush()
+    return 0
