@@ -24,7 +24,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, PlainValidator, ValidationError, WithJsonSchema
 
 from jaxlint import __version__, service
 from jaxlint.config import ConfigError, Settings, override, validate_codes
@@ -43,9 +43,22 @@ MAX_CONFIRM_SECONDS = 3600.0
 # Seconds between progress notifications while confirm runs.
 PROGRESS_EVERY = 2.0
 
-SourceArg = Annotated[Optional[str], Field(
+
+
+def _text_or_none(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError("must be a string")
+
+
+# A string or null, declared as `str` to the SDK: it parses an argument that is declared
+# anything else and reads as a JSON list or object, so source text such as `[1, 2]`
+# would arrive as a list.
+_Text = Annotated[str, PlainValidator(_text_or_none),
+                  WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
+SourceArg = Annotated[_Text, Field(
     description="The code to check, as text (give `source` or `path`, not both).")]
-PathArg = Annotated[Optional[str], Field(
+PathArg = Annotated[_Text, Field(
     description="A file, notebook (.ipynb) or folder to check (folders: every .py, .pyi and "
                 ".ipynb file in them, excludes applied). Relative paths are from the server's "
                 "working folder.")]
@@ -316,8 +329,21 @@ async def _stop(proc) -> None:
 
 
 # ---------------------------------------------------------------------- server
+class _Server(MCPServer):
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            # pydantic's report takes several lines: one line, as every other answer.
+            reasons = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in cause.errors())
+            raise ToolError(f"Error executing tool {name}: invalid arguments: {reasons}") from cause
+
+
 def create_server() -> MCPServer:
-    server = MCPServer("jaxlint", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("jaxlint", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
     server.add_tool(list_rules, annotations=read_only)
