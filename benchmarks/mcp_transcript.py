@@ -27,7 +27,7 @@ import jax.numpy as jnp
 
 
 def loss(params, x, y):
-    pred = x @ params["w"] + params["b"]
+    pred = x * params["w"] + params["b"]
     return jnp.mean((pred - y) ** 2)
 
 
@@ -47,14 +47,30 @@ def make_batch(key, n):
 
 
 def show(title: str, arguments: dict, result, started: float) -> None:
+    """What the server answered, condensed: each finding on one line (`fix` reduced to its
+    applicability), the diff as text; the full JSON is what the agent reads."""
     print(f"\n>>> {title} {json.dumps(arguments)}  ({time.monotonic() - started:.2f} s)")
     text = result.content[0].text if result.content else ""
     if result.is_error:
         print(f"[tool error] {text}")
-    elif title == "explain_rule":
-        print("\n".join(text.splitlines()[:14]) + "\n[... the rest of the page ...]")
-    else:
-        print(text)
+        return
+    if title == "explain_rule":
+        print("\n".join(text.splitlines()[:6]) + "\n[... the rest of the page ...]")
+        return
+    answer = json.loads(text)
+    for key, value in answer.items():
+        if key in ("findings", "remaining"):
+            print(f"{key}:")
+            for f in value:
+                brief = {k: v for k, v in f.items() if k not in ("path", "end_line", "end_column")}
+                brief["fix"] = f["fix"] and f["fix"]["applicability"]
+                print("  " + json.dumps(brief))
+        elif key == "diff":
+            print("diff:\n" + value.rstrip())
+        elif key == "source":
+            print(f"source: ({len(value)} characters, the fixed file)" if value else "source: null")
+        else:
+            print(f"{key}: {json.dumps(value)}")
 
 
 async def main() -> None:
