@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("mcp.server.mcpserver")
+import anyio  # noqa: E402
 from anyio.from_thread import start_blocking_portal  # noqa: E402
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
@@ -311,6 +312,31 @@ def test_confirm_a_text_and_its_limits(server):
     (f,) = server.ok("confirm", {"source": BAD, "timeout_s": 0.5})["findings"]
     assert time.monotonic() - start < 10
     assert (f["verdict"], f["summary"]) == ("could not run", "confirm did not finish within timeout_s=0.5 s")
+
+
+def test_cancelling_confirm_stops_its_processes(server):
+    pytest.importorskip("jax")
+    before = set(_descendants(os.getpid()))
+    started: list[int] = []
+
+    async def confirm_then_cancel() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: server.session.call_tool(
+                "confirm", {"source": BAD + "\nimport time\ntime.sleep(120)\n"}))
+            deadline = time.monotonic() + 60
+            # The confirm child, its JAX worker and the fork running the module.
+            while len(started) < 3 and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+                started[:] = sorted(set(_descendants(os.getpid())) - before)
+            tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+
+    server.portal.call(confirm_then_cancel)
+    assert len(started) >= 3
+    deadline = time.monotonic() + 15
+    while _alive(started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _alive(started) == []
+    assert server.ok("lint", {"source": BAD})["findings"]
 
 
 # ------------------------------------------------------------------ the process
