@@ -44,7 +44,6 @@ MAX_CONFIRM_SECONDS = 3600.0
 PROGRESS_EVERY = 2.0
 
 
-
 def _text_or_none(value: Any) -> Optional[str]:
     if value is None or isinstance(value, str):
         return value
@@ -119,7 +118,9 @@ def _selectors(select: Union[None, str, list[str]]) -> Optional[list[str]]:
         select = [select]
     if select is None:
         return None
-    return [s.strip() for item in select for s in item.split(",") if s.strip()] or None
+    # "ALL" means every rule, as in [tool.jaxlint] select.
+    return ["JAX" if s.strip().upper() == "ALL" else s.strip()
+            for item in select for s in item.split(",") if s.strip()] or None
 
 
 async def _lint(source: Optional[str], path: Optional[str], filename: str,
