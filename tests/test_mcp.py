@@ -425,3 +425,12 @@ def test_help_lists_the_command():
     out = subprocess.run([sys.executable, "-m", "jaxlint", "--help"], capture_output=True, text=True,
                          env={**os.environ, **ENV}, check=True).stdout
     assert "jaxlint mcp " in out
+
+
+def test_without_the_sdk_the_command_says_what_to_install():
+    code = "import sys; sys.modules['mcp'] = None; from jaxlint.cli import main; main(['mcp'])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **ENV},
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("jaxlint: error: jaxlint mcp needs the MCP SDK 2.x: pip install 'jaxlint[mcp]'")
+    assert len(proc.stderr.splitlines()) == 1
