@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+import traceback
 from dataclasses import replace
 from typing import Annotated, Any, Optional, Union
 
@@ -359,10 +360,14 @@ def create_server() -> MCPServer:
 
 def serve() -> None:
     """Serve on standard input and output until the input closes."""
+    code = 0
     try:
         create_server().run("stdio")
     except KeyboardInterrupt:
-        pass
+        code = 130
+    except Exception:  # noqa: BLE001 - a bug: say where, and still exit without waiting
+        traceback.print_exc()
+        code = 1
     # Not a normal exit: a worker thread may still be blocked reading standard input, and
     # Python would wait for it. Every child dies with this process (see _stop and
     # processes.become_disposable).
@@ -371,4 +376,4 @@ def serve() -> None:
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
-    os._exit(0)
+    os._exit(code)

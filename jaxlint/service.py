@@ -130,7 +130,7 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
             cache.put(r)
     if cache is not None:
         cache.save()
-    out.n_files = len(files) + (1 if out.sources else 0)
+    out.n_files = len(files) + len(out.sources)  # so far `sources` holds standard input's text
     out.findings.sort(key=lambda f: f.sort_key)
     for f in out.findings:
         if f.path not in out.sources and not f.path.endswith(".ipynb"):
