@@ -85,9 +85,20 @@ def lint_source(name: str, data: Union[bytes, str], settings: Settings,
     return _isolated(name, lint_text, text, name, settings, codes, apply_noqa)
 
 
+def _warm() -> None:
+    """Import the parser and every rule here, once, not in each forked child (a tenth of a
+    second a call, for a server or the flake8 plugin)."""
+    import libcst  # noqa: F401
+
+    from jaxlint.rules import all_rules
+
+    all_rules()
+
+
 def _isolated(name: str, fn, *args) -> FileResult:
     from jaxlint.runner import FILE_TIMEOUT
 
+    _warm()
     try:
         return processes.isolated(fn, *args, timeout=FILE_TIMEOUT)
     except processes.IsolationFailed as exc:
@@ -202,6 +213,7 @@ def fix_paths(paths: list[str], settings: Settings, unsafe: bool = False, write:
 def _fix_isolated(name: str, fn, *args):
     from jaxlint.runner import FILE_TIMEOUT
 
+    _warm()
     try:
         # Several lints in a row: a generous limit, still finite.
         return processes.isolated(fn, *args, timeout=4 * FILE_TIMEOUT)
