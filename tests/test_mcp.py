@@ -176,6 +176,10 @@ def test_lint_a_folder_with_a_notebook_and_its_config(server, tmp_path):
     # JAX901 is ignored by the pyproject.toml above the files.
     assert found == [("explore.ipynb", 2, "JAX201", 6), ("train.py", None, "JAX201", 7),
                      ("train.py", None, "JAX301", 14)]
+    assert answer["findings"][2]["fix"]["applicability"] == "unsafe"
+    # The second answer comes from the cache, fixes included.
+    assert server.ok("lint", {"path": str(tmp_path)}) == answer
+    assert (tmp_path / ".jaxlint_cache").is_dir()
     # A text named inside that folder gets its configuration, and a notebook's JSON is one.
     named = server.ok("lint", {"source": TRAIN, "filename": str(tmp_path / "pkg" / "x.py")})["findings"]
     assert [f["code"] for f in named] == ["JAX201", "JAX301"]
