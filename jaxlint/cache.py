@@ -108,7 +108,7 @@ _OPTIONAL_STR = (str, type(None))
 _FINDING_TYPES = {"line": int, "col": int, "end_line": int, "end_col": int, "code": str,
                   "message": str, "name": str, "severity": str, "function": _OPTIONAL_STR,
                   "function_line": _OPTIONAL_INT, "confirm": dict, "cell": _OPTIONAL_INT,
-                  "verdict": (dict, type(None))}
+                  "verdict": (dict, type(None)), "fix": (dict, type(None))}
 _DIAGNOSTIC_TYPES = {"message": str, "line": _OPTIONAL_INT, "col": _OPTIONAL_INT, "code": str,
                      "path": _OPTIONAL_STR}
 

@@ -15,9 +15,8 @@ from typing import Optional
 
 import click
 
-from jaxlint import __version__, processes
-from jaxlint.config import ConfigError, Settings, load_settings, override
-from jaxlint.finding import Diagnostic, Finding
+from jaxlint import __version__, processes, service
+from jaxlint.config import ConfigError, load_settings, override
 
 _FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
 
@@ -69,6 +68,8 @@ def main() -> None:
       jaxlint rules                  list every rule
       jaxlint server                 a language server for editors (LSP over
                                      stdio; needs `pip install 'jaxlint[server]'`)
+      jaxlint mcp                    an MCP server for coding agents (over stdio;
+                                     needs `pip install 'jaxlint[mcp]'`)
 
     \b
     Common options of `jaxlint check` (all of them: `jaxlint check --help`):
@@ -231,7 +232,7 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
         fmt = output_format or settings.output_format or "full"
         if fmt not in _FORMATS:
             raise ConfigError(f"unknown output-format `{fmt}` (known: {', '.join(_FORMATS)})")
-        settings = _with_target(settings, target_jax_version)
+        settings = service.with_target(settings, target_jax_version)
         baseline = None
         if baseline_file:
             from jaxlint.baseline import load_baseline
@@ -254,7 +255,14 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
         return run_fix(paths, settings, stdin_filename, fmt, unsafe=unsafe_fixes, diff=diff,
                        show_fixes=show_fixes, quiet=quiet, exit_zero=exit_zero, statistics=statistics)
 
-    findings, diagnostics, sources, n_files = _lint(paths, settings, stdin_filename, jobs, no_cache)
+    stdin = None
+    if "-" in paths:
+        data = sys.stdin.buffer.read()
+        if not (settings.force_exclude and stdin_filename and settings.is_excluded(stdin_filename)):
+            stdin = (stdin_filename or "-", data)
+    run = service.lint_paths([p for p in paths if p != "-"], settings, jobs, use_cache=not no_cache,
+                             stdin=stdin)
+    findings, diagnostics, sources, n_files = run.findings, run.diagnostics, run.sources, run.n_files
     if not n_files and not diagnostics and "-" not in paths:
         _echo(f"jaxlint: warning: no Python files or notebooks found in {' '.join(paths)}", err=True)
 
@@ -277,20 +285,13 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
     device_name = None
     nothing_ran = False
     if confirm and findings:
-        try:
-            from jaxlint.confirm import ConfirmUnavailable, confirm_findings
-        except ImportError:  # pragma: no cover - confirm mode not installed with this build
-            _echo("jaxlint: error: confirm mode is not available in this build", err=True)
-            return 2
-        from jaxlint.confirm import WARNING
-
-        _echo(WARNING, err=True)
+        _echo(service.confirm_warning(), err=True)
         stdin_texts = {n: t for n, t in sources.items() if n == (stdin_filename or "-")} \
             if "-" in paths else {}
         try:
-            findings, device_name = confirm_findings(findings, device=device, timeout=confirm_timeout,
-                                                     texts=stdin_texts)
-        except ConfirmUnavailable as exc:
+            findings, device_name = service.confirm(findings, device=device, timeout=confirm_timeout,
+                                                    texts=stdin_texts)
+        except service.ConfirmUnavailable as exc:
             _echo(f"jaxlint: error: {exc}", err=True)
             return 2
         tally = collections.Counter(f.verdict.get("verdict") for f in findings if f.verdict)
@@ -336,114 +337,19 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
             _echo("All checks passed!", err=True)
         if hidden:
             _echo(f"{hidden} finding{'s' if hidden != 1 else ''} hidden by the baseline.", err=True)
-    return exit_code(findings, diagnostics, exit_zero, nothing_ran)
-
-
-def exit_code(findings, diagnostics, exit_zero: bool, nothing_ran: bool = False) -> int:
-    """1 for findings or files that could not be linted (E999 / E902, as in flake8), or a
-    confirm run where nothing could run (its silence would not mean "no problem");
-    information findings (deprecations) never fail the run."""
-    failing = [f for f in findings if f.severity != "info"]
-    return 0 if exit_zero or not (failing or diagnostics or nothing_ran) else 1
+    return service.exit_code(findings, diagnostics, exit_zero, nothing_ran)
 
 
 def print_statistics(findings) -> None:
-    counts = collections.Counter(f.code for f in findings)
-    names = {f.code: f.name for f in findings}
-    fixable = collections.Counter(f.code for f in findings
-                                  if f.fix and f.fix.get("applicability") == "safe" and f.fix.get("edits"))
-    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        mark = "[*]" if fixable[code] else "   "
-        _echo(f"{n:>5}\t{code}\t{mark} {names[code]}")
-
-
-def _with_target(settings: Settings, cli_value: Optional[str]) -> Settings:
-    """The target JAX version, resolved now, so the cache key holds the real version."""
-    from dataclasses import replace
-
-    from jaxlint.api_changes import default_target
-    from jaxlint.config import parse_target
-
-    target = parse_target(cli_value, "--target-jax-version") if cli_value else settings.target_jax_version
-    return replace(settings, target_jax_version=target or default_target())
-
-
-def _lint(paths, settings: Settings, stdin_filename, jobs, no_cache):
-    from jaxlint.discovery import discover
-    from jaxlint.runner import lint_paths
-    from jaxlint.source import read_source
-    findings: list[Finding] = []
-    diagnostics: list[Diagnostic] = []
-    sources: dict[str, str] = {}
-    files = []
-    if "-" in paths:
-        name = stdin_filename or "-"
-        data = sys.stdin.buffer.read()
-        if not (settings.force_exclude and stdin_filename and settings.is_excluded(stdin_filename)):
-            r = _lint_stdin(name, data, settings, sources)
-            findings.extend(r.findings)
-            diagnostics.extend(r.diagnostics)
-        paths = [p for p in paths if p != "-"]
-    for item in discover(paths, settings):
-        if isinstance(item, Diagnostic):
-            diagnostics.append(item)
-        else:
-            files.append(item)
-    cache = None
-    if not no_cache:
-        try:
-            from jaxlint.cache import Cache
-            cache = Cache.for_settings(settings)
-        except ImportError:
-            cache = None
-    results = lint_paths(files, settings, jobs, lint_one=cache.get if cache else None)
-    for r in results:
-        findings.extend(r.findings)
-        diagnostics.extend(r.diagnostics)
-        if cache is not None:
-            cache.put(r)
-    if cache is not None:
-        cache.save()
-    n_files = len(files) + (1 if sources else 0)
-    findings.sort(key=lambda f: f.sort_key)
-    for f in findings:
-        if f.path not in sources and not f.path.endswith(".ipynb"):
-            text = read_source(f.path)
-            if isinstance(text, str):
-                sources[f.path] = text
-    return findings, diagnostics, sources, n_files
-
-
-def _lint_stdin(name: str, data: bytes, settings: Settings, sources: dict[str, str]):
-    """Standard input, linted in a forked child as files are: a parser crash costs only this input."""
-    from jaxlint.finding import FileResult
-    from jaxlint.linter import lint_file
-    from jaxlint.runner import FILE_TIMEOUT
-    from jaxlint.source import read_source
-
-    if not name.endswith(".ipynb"):
-        text = read_source(name, data)
-        if isinstance(text, Diagnostic):
-            return FileResult(name, diagnostics=[text])
-        sources[name] = text
-    try:
-        return processes.isolated(lint_file, name, settings, data, timeout=FILE_TIMEOUT)
-    except processes.IsolationFailed as exc:
-        if exc.raised:
-            return FileResult(name, diagnostics=[Diagnostic(
-                name, f"internal error: {exc}; please report it", code="JAX000")])
-        return FileResult(name, diagnostics=[Diagnostic(name, str(exc))])
+    for n, code, fixable, name in service.statistics(findings):
+        _echo(f"{n:>5}\t{code}\t{'[*]' if fixable else '   '} {name}")
 
 
 @main.command("rule")
 @click.argument("code")
 def rule_cmd(code: str) -> None:
     """Print the page of rule CODE (e.g. JAX201)."""
-    from jaxlint.pages import page_text
-    from jaxlint.rules import get_rule
-
-    # JAX000 has a page but is a diagnostic, not a rule.
-    text = page_text(code) if get_rule(code) or code.upper() == "JAX000" else None
+    text = service.rule_page(code)
     if text is None:
         click.echo(f"jaxlint: error: unknown rule `{code}` (see `jaxlint rules`)", err=True)
         sys.exit(2)
@@ -457,10 +363,8 @@ def rule_cmd(code: str) -> None:
 @click.option("--all", "show_all", is_flag=True, help="Include opt-in rules (shown by default too, marked).")
 def rules_cmd(show_all: bool) -> None:
     """List every rule: code, name, and summary."""
-    from jaxlint.rules import all_rules
-
-    lines = [f"{code}  {rule.name:<32} {rule.summary}{'' if rule.default else '  (opt-in)'}"
-             for code, rule in all_rules().items()]
+    lines = [f"{r['code']}  {r['name']:<32} {r['summary']}{'' if r['default'] else '  (opt-in)'}"
+             for r in service.rule_summaries()]
     try:
         _echo("\n".join(lines))
     except _OutputError as exc:
@@ -497,6 +401,28 @@ def server_cmd(timeout: float, debounce_ms: int) -> None:
     from jaxlint.server.app import serve
 
     serve(timeout=timeout, debounce=debounce_ms / 1000)
+
+
+@main.command("mcp")
+def mcp_cmd() -> None:
+    """Run the MCP server: the Model Context Protocol over standard input and output,
+    for coding agents.
+
+    \b
+    Tools: list_rules, explain_rule, lint (a file, a folder or a text), fix
+    (a diff; writes only when asked) and confirm, which IMPORTS AND RUNS the
+    linted code under JAX, as `--confirm` does. Configuration comes from the
+    nearest pyproject.toml, as for `jaxlint check`. The agent starts it as
+    `jaxlint mcp`; the README shows the `mcpServers` entry. Needs
+    `pip install 'jaxlint[mcp]'`.
+    """
+    try:
+        from jaxlint.mcp_server import serve
+    except ImportError as exc:
+        click.echo(f"jaxlint: error: jaxlint mcp needs the MCP SDK 2.x: pip install 'jaxlint[mcp]' "
+                   f"({exc})", err=True)
+        sys.exit(2)
+    serve()
 
 
 if __name__ == "__main__":  # pragma: no cover

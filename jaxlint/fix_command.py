@@ -12,6 +12,7 @@ from typing import Optional
 
 import click
 
+from jaxlint import service
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, Finding
 
@@ -23,38 +24,16 @@ def _where(f) -> str:
 def run_fix(paths: list[str], settings: Settings, stdin_filename: Optional[str], fmt: str, *,
             unsafe: bool, diff: bool, show_fixes: bool, quiet: bool, exit_zero: bool,
             statistics: bool) -> int:
-    from jaxlint.discovery import discover
-    from jaxlint.fixes import FixResult, fix_file, fix_text
     from jaxlint.formats import FORMATS, FormatContext
-    from jaxlint.source import read_source
 
-    results: list[FixResult] = []
-    diagnostics: list[Diagnostic] = []
-    stdin_result = None
-    if "-" in paths:
-        name = stdin_filename or "-"
-        text = read_source(name, sys.stdin.buffer.read())
-        if isinstance(text, Diagnostic):
-            diagnostics.append(text)
-        else:
-            stdin_result = fix_text(text, name, settings, unsafe)
-            results.append(stdin_result)
-    files = []
-    for item in discover([p for p in paths if p != "-"], settings):
-        if isinstance(item, Diagnostic):
-            diagnostics.append(item)
-        else:
-            files.append(item)
-    if not files and stdin_result is None and not diagnostics:
+    stdin = (stdin_filename or "-", sys.stdin.buffer.read()) if "-" in paths else None
+    run = service.fix_paths([p for p in paths if p != "-"], settings, unsafe, write=not diff, stdin=stdin)
+    results, diagnostics = run.results, list(run.diagnostics)
+    stdin_result = run.stdin
+    if not results and not diagnostics:
         click.echo(f"jaxlint: warning: no Python files or notebooks found in {' '.join(paths)}", err=True)
-    for path in files:
-        r = fix_file(path, settings, unsafe, write=not diff)
-        if isinstance(r, Diagnostic):
-            diagnostics.append(r)
-        else:
-            results.append(r)
 
-    applied = sum(sum(r.applied.values()) for r in results)
+    applied = run.applied
     if diff:
         for r in results:
             if r.changed:
@@ -64,23 +43,18 @@ def run_fix(paths: list[str], settings: Settings, stdin_filename: Optional[str],
                        else "No fixes available.", err=True)
         return 1 if applied and not exit_zero else 0
 
-    remaining: list[Finding] = []
-    for r in results:
-        remaining.extend(r.result.findings if r.result else [])
-        diagnostics.extend(r.result.diagnostics if r.result else [])
-    remaining.sort(key=lambda f: f.sort_key)
+    remaining, diagnostics = run.remaining()
     if stdin_result is not None:
         # ruff prints the fixed source of standard input.
         click.echo(stdin_result.new, nl=False)
     else:
-        from jaxlint.cli import print_statistics
-
         for d in diagnostics:
             where = d.path + (f":{d.line}" if d.line else "") + (f":{d.col}" if d.line and d.col else "")
             click.echo(f"{where}: {d.code} {d.message}", err=True)
         sources = {r.path: r.new for r in results if not r.cells and not r.path.endswith(".ipynb")}
         if statistics:
-            print_statistics(remaining)
+            for n, code, fixable, name in service.statistics(remaining):
+                click.echo(f"{n:>5}\t{code}\t{'[*]' if fixable else '   '} {name}")
         else:
             out = FORMATS[fmt](remaining, diagnostics, FormatContext(sources=sources, root=settings.root))
             if out:
@@ -103,9 +77,7 @@ def run_fix(paths: list[str], settings: Settings, stdin_filename: Optional[str],
                 click.echo(summary, err=True)
         elif not diagnostics:
             click.echo("All checks passed!", err=True)
-    from jaxlint.cli import exit_code
-
-    return exit_code(remaining, diagnostics, exit_zero)
+    return service.exit_code(remaining, diagnostics, exit_zero)
 
 
 def _names() -> dict[str, str]:

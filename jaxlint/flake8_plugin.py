@@ -17,12 +17,9 @@ import os
 from dataclasses import replace
 from typing import Any, Iterator, Optional
 
-from jaxlint import __version__
+from jaxlint import __version__, service
 from jaxlint.config import ConfigError, Settings, load_settings, parse_transforms
-from jaxlint.finding import Diagnostic, FileResult
-from jaxlint.linter import lint_text, mentions_jax
-from jaxlint.processes import IsolationFailed, isolated
-from jaxlint.runner import FILE_TIMEOUT
+from jaxlint.linter import mentions_jax
 
 
 def _parse_transform_option(values) -> tuple[tuple[str, str], ...]:
@@ -122,14 +119,9 @@ class JaxlintChecker:
         if not mentions_jax(text, extra):
             return  # cheap pre-filter: libcst parses only files that mention jax
         codes = _codes_for(settings, self.filename)
-        try:
-            # libcst can crash the interpreter on input Python accepts: parse in a forked
-            # child, so the crash costs this file, not flake8's worker (and its whole run).
-            result = isolated(lint_text, text, self.filename, settings, codes, False, timeout=FILE_TIMEOUT)
-        except IsolationFailed as exc:
-            result = FileResult(self.filename, diagnostics=[Diagnostic(
-                self.filename, f"internal error: {exc}; please report it" if exc.raised else str(exc),
-                code="JAX000" if exc.raised else "E902")])
+        # libcst can crash the interpreter on input Python accepts: the service parses in a
+        # forked child, so the crash costs this file, not flake8's worker (and its whole run).
+        result = service.lint_source(self.filename, text, settings, codes, apply_noqa=False)
         for f in result.findings:
             yield f.line, max(f.col - 1, 0), f"{f.code} {f.message}", type(self)
         for d in result.diagnostics:

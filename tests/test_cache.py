@@ -65,6 +65,19 @@ def test_a_hit_returns_the_same_findings_without_linting(project):
     assert [f.confirm for f in hit.findings] == [f.confirm for f in result.findings]
 
 
+def test_a_hit_keeps_the_fixes(project):
+    """(`fix` is not part of a finding's equality: compared on its own.)"""
+    (project / "m.py").write_text("import jax\n\ny = jax.tree_map(abs, [1])\n", encoding="utf-8")
+    cache, settings = _fresh(project)
+    path = str(project / "m.py")
+    result = lint_file(path, settings)
+    cache.put(result)
+    cache.save()
+    hit = _fresh(project, settings)[0].get(path)
+    assert [f.fix for f in hit.findings] == [f.fix for f in result.findings]
+    assert hit.findings[0].fix["applicability"] == "safe"
+
+
 def test_cached_answer_is_used_by_the_cli(project):
     _run(project)
     # Plant a different (valid) answer for m.py: the CLI must show it, so it read the cache.

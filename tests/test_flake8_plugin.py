@@ -115,10 +115,10 @@ def test_broken_and_unrelated_files_never_abort_flake8(tmp_path):
 
 
 def test_files_that_never_mention_jax_are_not_parsed(tmp_path, monkeypatch):
-    from jaxlint import flake8_plugin
+    from jaxlint import flake8_plugin, service
 
     calls = []
-    monkeypatch.setattr(flake8_plugin, "lint_text", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(service, "lint_source", lambda *a, **k: calls.append(a))
     checker = flake8_plugin.JaxlintChecker(None, str(tmp_path / "x.py"), ["import numpy as np\n", "np.sum(1)\n"])
     assert list(checker.run()) == []
     assert calls == []

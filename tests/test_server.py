@@ -518,7 +518,7 @@ async def test_confirm_can_be_cancelled(client, tmp_path):
     assert time.monotonic() - start < 40
     # Nothing of confirm is left running: no process still has the sleeping module open.
     out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "jaxlint.confirm.worker" not in out and "jaxlint.server.confirming" not in out
+    assert "jaxlint.confirm.worker" not in out and "confirm_child" not in out
 
 
 # ---------------------------------------------------------- incremental parsing

@@ -26,6 +26,8 @@ import time
 import traceback
 import types
 
+from jaxlint import processes
+
 
 def _write(path: str, data) -> None:
     tmp = path + ".tmp"
@@ -308,11 +310,14 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
     ("ok", 0), ("timeout", 0), ("exit", code) or ("signal", number)."""
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the fork: its own process group, so a hang is killed with its children
         code = 0
         try:
             os.setpgid(0, 0)
+            # Out of the worker's group, so the kill of that group misses it: die with the worker.
+            processes._die_with_parent(parent)
             signal.signal(signal.SIGALRM, _alarm)
             _write(out_path, fn())
         except BaseException:  # noqa: BLE001

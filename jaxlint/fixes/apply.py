@@ -164,6 +164,8 @@ def read_for_rewrite(path: str) -> Union[tuple[str, str, bool], Diagnostic]:
         return data
     if len(data) > MAX_FILE_BYTES:
         return Diagnostic(path, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
+    if b"\0" in data:  # as the linter's reader: never rewrite a binary file
+        return Diagnostic(path, "binary file (contains NUL bytes); skipped")
     try:
         return _decode(data)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:

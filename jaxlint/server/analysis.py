@@ -23,10 +23,10 @@ Cells = list[tuple[str, str]]
 
 def settings_for(path: str) -> Union[Settings, Diagnostic]:
     """The settings `jaxlint check PATH` would use, or the configuration error as a diagnostic."""
-    from jaxlint.cli import _with_target  # the CLI's resolution of target-jax-version
+    from jaxlint.service import with_target  # the CLI's resolution of target-jax-version
 
     try:
-        return _with_target(load_settings(path), None)
+        return with_target(load_settings(path))
     except ConfigError as exc:
         return Diagnostic(path, f"configuration error: {exc}", code="E902")
 

@@ -1,29 +1,23 @@
 """Confirm on demand: confirm mode on one finding of one buffer, cancellable.
 
 The server never runs user code unless asked: this is the only place it does,
-for `workspace/executeCommand jaxlint.confirm`. It runs `confirm_findings`, the
-code and sandbox of `jaxlint check --confirm`, on the editor's text, in a child
-process. Cancelling (the progress's cancel button, or `$/cancelRequest`) sends
-that child SIGTERM, on which confirm mode's own cleanup kills its JAX worker.
+for `workspace/executeCommand jaxlint.confirm`. It runs the service's confirm, the
+code and sandbox of `jaxlint check --confirm`, on the editor's text, in the
+service's child process (`service.CONFIRM_CHILD`). Cancelling (the progress's
+cancel button, or `$/cancelRequest`) sends that child SIGTERM, on which confirm
+mode's own cleanup kills its JAX worker.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import pickle
 import signal
-import sys
 import uuid
 from typing import Any, Optional
 
 from lsprotocol import types
 
-from jaxlint import processes
-
-_HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
-         "from jaxlint.server.confirming import main; sys.exit(main())")
+from jaxlint import service
 
 
 async def confirm_finding(ls, uri: str = "", code: str = "", line: int = 0, col: int = 0) -> dict[str, Any]:
@@ -67,9 +61,8 @@ async def _progress(ls, title: str) -> Optional[str]:
 
 async def _run(ls, token: Optional[str], finding, path: str, text: str, timeout: float) -> dict[str, Any]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", _MAIN, _HERE, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=None)
-    request = pickle.dumps(([finding], path, text, timeout))
+        *service.CONFIRM_CHILD, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=None)
+    request = service.confirm_request([finding], timeout, {path: text})
     cancelled = asyncio.wrap_future(ls.work_done_progress.tokens[token]) if token is not None else None
     work = asyncio.ensure_future(proc.communicate(request))
     try:
@@ -83,10 +76,10 @@ async def _run(ls, token: Optional[str], finding, path: str, text: str, timeout:
         await _stop(proc)
         raise
     try:
-        kind, value = pickle.loads(out)
-    except Exception:  # noqa: BLE001
-        return {"verdict": "could not run", "summary": f"confirm exited early (status {proc.returncode})"}
-    return value
+        confirmed, _ = service.confirm_reply(out, proc.returncode)
+    except (service.ConfirmUnavailable, RuntimeError) as exc:
+        return {"verdict": "could not run", "summary": str(exc)}
+    return confirmed[0].verdict or {"verdict": "could not run", "summary": "no verdict"}
 
 
 async def _stop(proc) -> None:
@@ -101,31 +94,3 @@ async def _stop(proc) -> None:
             except ProcessLookupError:
                 pass
             await proc.wait()
-
-
-def _terminate_with_parent() -> None:
-    """Linux: SIGTERM (not SIGKILL, so the cleanup runs) when the server dies."""
-    libc = processes._LIBC
-    if libc is not None:
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-
-def main() -> int:
-    from jaxlint.confirm import ConfirmUnavailable, confirm_findings
-
-    _terminate_with_parent()
-    replies = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    findings, path, text, timeout = pickle.load(sys.stdin.buffer)
-    try:
-        with processes.handling_signals():
-            try:
-                confirmed, _ = confirm_findings(findings, device="auto", timeout=timeout, texts={path: text})
-                verdict = confirmed[0].verdict or {"verdict": "could not run", "summary": "no verdict"}
-            except ConfirmUnavailable as exc:
-                verdict = {"verdict": "could not run", "summary": str(exc)}
-    except processes.Interrupted as exc:
-        return exc.exit_code
-    pickle.dump(("ok", verdict), replies)
-    replies.flush()
-    return 0
