@@ -105,8 +105,14 @@ def _job(path: str, findings: list[Finding], text: Optional[str]):
 
 
 def _finding(f: Finding, plan: dict, plan_error: Optional[str]) -> dict[str, Any]:
+    from jaxlint.rules import all_rules
+
+    confirm = dict(f.confirm)
+    rule = all_rules().get(f.code)
+    if rule is not None and getattr(rule, "also_raises", None):
+        confirm.setdefault("also_raises", list(rule.also_raises))
     out = {"line": f.line, "end_line": f.end_line, "code": f.code, "function": f.function,
-           "function_line": f.function_line, "confirm": dict(f.confirm), "plan": plan}
+           "function_line": f.function_line, "confirm": confirm, "plan": plan}
     if plan_error:
         out["plan_error"] = plan_error
     return out

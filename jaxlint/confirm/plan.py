@@ -135,7 +135,8 @@ class _Planner:
         return {"qualname": info.qualname, "line": self.line(info.node),
                 "is_method": info.is_method, "params": params, "calls": self.call_sites(info),
                 "jitted": any("jit" in c.transforms and c.via in ("decorator", "wrapper")
-                              for c in info.contexts.values())}
+                              for c in info.contexts.values()),
+                **_how_traced(info)}
 
     def _inside(self, node, info: FunctionInfo) -> bool:
         fi = self.model.function_of(node)
@@ -334,6 +335,23 @@ class _Planner:
         return None
 
 
+def _how_traced(info: FunctionInfo) -> dict[str, Any]:
+    """How the program traces the function, so that confirm traces it the same way:
+    `abstract` (some transform makes abstract tracers: jit, vmap, scan...), `traced` (the
+    parameters those transforms trace; an unmapped vmap argument is not among them), and
+    `differentiates` (grad / jvp: concrete values under JVP tracers, never abstract ones)."""
+    abstract = [c for c in info.contexts.values() if c.abstract]
+    if not abstract:
+        return {"abstract": False, "traced": None,
+                "differentiates": any(c.differentiates for c in info.contexts.values())}
+    traced: set[str] = set()
+    for c in abstract:
+        traced |= set(c.traced_params) if c.traced_params is not None else \
+            {p for p in info.all_params if p not in c.static}
+    return {"abstract": True, "traced": sorted(traced),
+            "differentiates": any(c.differentiates for c in abstract)}
+
+
 def _names(expr: cst.CSTNode) -> set[str]:
     out, stack = set(), [expr]
     while stack:
@@ -396,7 +414,9 @@ def _literal_spec(model, expr: cst.BaseExpression) -> Optional[dict[str, Any]]:
         if q in _SHAPE_CTORS:
             shape = _literal(expr.args[0].value)
             shape = shape if isinstance(shape, list) else [shape]
-            return {"shape": shape, "dtype": _dtype_of(model, expr, "float32")}
+            # A NumPy buffer stays NumPy: JAX arrays and NumPy arrays differ (item assignment).
+            return {"shape": shape, "dtype": _dtype_of(model, expr, "float32"),
+                    "numpy": q.startswith("numpy.")}
         if q in _RANDOM_CTORS:
             if q.startswith("numpy"):
                 return {"shape": [_literal(a.value) for a in expr.args], "dtype": "float32"}

@@ -127,7 +127,11 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
             continue
         p = plan_params.get(par.name, {"name": par.name})
         site = p.get("site") or {}
-        is_static = par.name in static_names or p.get("static")
+        # A parameter the program's transforms do not trace (vmap's in_axes=None, a default
+        # never passed) is a Python value there, so it is one here.
+        untraced = fplan.get("abstract") and fplan.get("traced") is not None \
+            and par.name not in fplan["traced"] and not _array_site(site)
+        is_static = par.name in static_names or p.get("static") or untraced
         if is_static:
             if par.default is not inspect.Parameter.empty and "value" not in site:
                 out.static.add(par.name)
@@ -160,8 +164,12 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
         elif "shape" in site or "dims" in p:
             shape = tuple(site["shape"]) if "shape" in site else _dims(p["dims"], sizes)
             dtype = site.get("dtype") or p.get("dtype") or "float32"
-            value = _fill(shape, dtype, concrete)
-            out.desc.append(_describe(par.name, shape, dtype))
+            if site.get("numpy") and concrete:
+                value = np.asarray(_fill(shape, dtype, True))
+                out.desc.append("numpy " + _describe(par.name, shape, dtype))
+            else:
+                value = _fill(shape, dtype, concrete)
+                out.desc.append(_describe(par.name, shape, dtype))
         elif "value" in site and not isinstance(site["value"], (list, str, type(None))):
             v = site["value"]
             dtype = "bool" if isinstance(v, bool) else "int32" if isinstance(v, int) else "float32"
@@ -198,6 +206,10 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
         else:
             out.args.append(value)
     return out
+
+
+def _array_site(site: dict) -> bool:
+    return "shape" in site or site.get("key", False)
 
 
 def _annotated_class(p: dict, namespace: Optional[dict]):

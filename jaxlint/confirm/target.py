@@ -127,6 +127,34 @@ class LineWatch:
         self._old = None
         self.raised: list[BaseException] = []
         self._raised_ids: set[int] = set()
+        # Probes (jaxlint.confirm.verdicts.probe) by first line, and the open ones per frame.
+        self.probes: dict[int, list] = {}
+        self._open: dict[int, list] = {}
+
+    def add_probe(self, probe) -> None:
+        self.probes.setdefault(probe.first, []).append(probe)
+
+    def _probe(self, frame, event, arg) -> None:
+        opened = self._open.get(id(frame))
+        if opened:
+            keep = []
+            for probe, state in opened:
+                if event == "exception":
+                    state["raised"] = True
+                    keep.append((probe, state))
+                elif event == "return" or not probe.first <= frame.f_lineno <= probe.last:
+                    probe.close(frame, state, arg if event == "return" else None,
+                                state.get("raised", False))
+                else:
+                    keep.append((probe, state))
+            if keep:
+                self._open[id(frame)] = keep
+            else:
+                del self._open[id(frame)]
+        if event == "line":
+            for probe in self.probes.get(frame.f_lineno, ()):
+                if all(p is not probe for p, _ in self._open.get(id(frame), ())):
+                    self._open.setdefault(id(frame), []).append((probe, probe.open(frame)))
 
     def _wanted(self, code) -> bool:
         hit = self._seen.get(code)
@@ -143,6 +171,8 @@ class LineWatch:
         return None
 
     def _local(self, frame, event, arg):
+        if self.probes:
+            self._probe(frame, event, arg)
         if event == "line":
             self.counts[(frame.f_code, frame.f_lineno)] += 1
         elif event == "exception" and id(arg[1]) not in self._raised_ids and len(self.raised) < 100:

@@ -25,6 +25,7 @@ import sys
 import time
 import traceback
 import types
+import warnings
 
 from jaxlint import processes
 
@@ -45,7 +46,7 @@ class State(dict):
 
 
 def _install(state: State, jax) -> None:
-    from jaxlint.confirm.recipes import CompileBudget
+    from jaxlint.confirm.verdicts.base import CompileBudget
 
     jax.config.update("jax_explain_cache_misses", True)
 
@@ -108,7 +109,10 @@ def _patch_random(state: State, jax) -> None:
                 if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
                     data = jax.random.key_data(key)
                 bits = np.asarray(data).ravel().tolist()
-                value = np.asarray(jax.tree_util.tree_leaves(out)[0]).ravel()[:3].tolist()
+                first = jax.tree_util.tree_leaves(out)[0]
+                if jax.dtypes.issubdtype(first.dtype, jax.dtypes.prng_key):
+                    first = jax.random.key_data(first)  # split / fold_in return keys
+                value = np.asarray(first).ravel()[:3].tolist()
             except Exception:  # noqa: BLE001 - a tracer or an odd key: skip
                 return out
             state["draws"].append({"fn": name, "line": frame.f_lineno, "key": str(bits),
@@ -189,9 +193,19 @@ def _source(job: dict) -> str:
         return fh.read()
 
 
+def _dict(result) -> dict:
+    return result.to_dict() if hasattr(result, "to_dict") else dict(result)
+
+
 def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[dict]:
-    from jaxlint.confirm import recipes
+    from jaxlint.confirm import verdicts
     from jaxlint.confirm.target import LineWatch, all_codes, find_target_code
+    from jaxlint.confirm.verdicts import imported, removed_api
+    from jaxlint.confirm.verdicts.base import COULD_NOT_RUN, CompileBudget, Job, Unrunnable, \
+        first_line, verdict
+
+    def could_not_run(summary: str, evidence: str = "") -> dict:
+        return verdict(COULD_NOT_RUN, summary, evidence).to_dict()
 
     path = os.path.realpath(job["path"])
     findings = job["findings"]
@@ -200,14 +214,26 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     try:
         text = _source(job)
         source = compile(text, path, "exec")
+    except FileNotFoundError as exc:
+        return [could_not_run("the file is missing", first_line(exc))] * len(findings)
     except Exception as exc:  # noqa: BLE001
-        return [recipes.verdict(recipes.COULD_NOT_RUN, "cannot compile the file",
-                                recipes.first_line(exc))] * len(findings)
+        return [could_not_run("cannot compile the file", first_line(exc))] * len(findings)
     # Tracebacks and evidence quote lines from the text that ran, not from the disk.
     linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     state["user_names"] = {c.co_name for c in all_codes(source)}
     state["examples"] = job.get("examples") or {}
     watch = LineWatch(path)
+    from jaxlint.confirm.verdicts import probe as probes
+    state["probes"] = probes.probes_for(path, findings)
+    state["linked"] = {i: probes.linked_probes(path, f.get("function")) for i, f in
+                       enumerate(findings) if f.get("code") == "JAX701"}
+    for i, f in enumerate(findings):
+        f["_index"] = i
+    for p in list(state["probes"].values()) + [p for ps in state["linked"].values() for p in ps]:
+        watch.add_probe(p)
+    state["import_warnings"] = []
+    from jaxlint.confirm.verdicts import jit_watch
+    jit_watch.install(state, path, findings)
     started = time.monotonic()
     import_error = None
     module = None
@@ -215,75 +241,84 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     try:
         signal.setitimer(signal.ITIMER_REAL, max(1.0, timeout * 0.8))
         try:
-            with watch:
-                module = _import(job, index, source, cell_errors, timeout)
+            with watch, warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    module = _import(job, index, source, cell_errors, timeout)
+                finally:
+                    state["import_warnings"] = [(w.category.__name__, w.filename, w.lineno,
+                                                 str(w.message)) for w in caught[:200]]
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Timeout:
-        return [recipes.verdict(recipes.COULD_NOT_RUN, "import timed out",
-                                f"importing {path} took over {timeout * 0.8:.0f} s")] * len(findings)
+        return [could_not_run("import timed out", f"importing {path} took over "
+                                                  f"{timeout * 0.8:.0f} s")] * len(findings)
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from user code
         import_error = exc
+        # What ran before the error is defined: the recipes still run on it.
+        module = sys.modules.get(f"_jaxlint_target_{index}") or sys.modules.get(job.get("modname") or "")
     state["import_misses"] = list(state["misses"])
     state["import_watch"] = watch
     state["import_draws"] = list(state["draws"])
+    state["import_error"] = import_error
     out = []
     for i, f in enumerate(findings):
         kind = (f.get("confirm") or {}).get("kind")
-        recipe = recipes.RECIPES.get(kind)
+        recipe = verdicts.recipe_for(f.get("code") or "", kind)
         if f.get("plan_error"):
-            out.append(recipes.verdict(recipes.COULD_NOT_RUN, "the confirm planner failed",
-                                       f["plan_error"]))
+            out.append(could_not_run("the confirm planner failed", f["plan_error"]))
             continue
         if recipe is None:
-            out.append(recipes.verdict(recipes.COULD_NOT_RUN,
-                                       f"no confirm recipe for this rule (kind: {kind or 'none'})"))
+            out.append(could_not_run(f"no confirm recipe for this rule (kind: {kind or 'none'})"))
             continue
         code = find_target_code(source, f.get("function"), f.get("function_line"), f["line"])
         if import_error is not None:
             # The import is a run too: an error raised at the flagged line is the evidence.
-            out.append(recipes.import_verdict(path, f, code, import_error, state))
-            continue
-        here = [e for e in cell_errors if recipes.raised_at(
+            result = _dict(imported.import_verdict(path, f, code, import_error, state))
+            if result["verdict"] != COULD_NOT_RUN or module is None or kind == "removed-api":
+                out.append(result)
+                continue
+        here = [e for e in cell_errors if imported.raised_at(
             e, path, f["line"], max(f.get("end_line") or f["line"], f["line"]))]
         if here and kind != "removed-api":
-            out.append(recipes.import_verdict(path, f, code, here[0], state))
+            out.append(_dict(imported.import_verdict(path, f, code, here[0], state)))
             continue
         if kind == "removed-api":
-            out.append(recipes.removed_api(path, f, None))
+            out.append(_dict(removed_api.removed(path, f, None)))
             continue
-        rjob = recipes.Job(module, path, f, code, state)
+        rjob = Job(module, path, f, code, state)
         left = timeout * 0.9 - (time.monotonic() - started)
         budget = max(0.5, left / (len(findings) - i))
-        # The compile budget stops runaway loops; only recompile probes need a small one.
+        # The compile limit stops runaway loops; only recompile probes need a small one.
         state["budget"] = state["budget_total"] if kind in ("recompile", "overhead") else 10**9
         state["spent"] = 0
         try:
             signal.setitimer(signal.ITIMER_REAL, budget)
             try:
-                result = recipe(rjob)
+                result = _dict(recipe(rjob))
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
-            result = recipes.verdict(recipes.COULD_NOT_RUN, "timed out",
-                                     f"confirming took over {budget:.1f} s")
-        except recipes.Unrunnable as exc:
-            result = recipes.verdict(recipes.COULD_NOT_RUN, str(exc).split(":")[0][:80], str(exc))
-        except recipes.CompileBudget as exc:
-            result = recipes.verdict(recipes.COULD_NOT_RUN, "compile budget hit",
-                                     f"{exc} while running the function, before a verdict")
+            result = could_not_run("timed out", f"confirming took over {budget:.1f} s (time limit)")
+        except Unrunnable as exc:
+            result = could_not_run(str(exc).split(":")[0][:80], str(exc))
+        except CompileBudget as exc:
+            result = could_not_run("compile limit hit", f"{exc} while running the function, "
+                                                        f"before a verdict")
         except BaseException as exc:  # noqa: BLE001 - SystemExit from user code included
             tb = traceback.extract_tb(exc.__traceback__)
             where = f" ({tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})" if tb else ""
-            result = recipes.verdict(recipes.COULD_NOT_RUN, "confirm mode failed",
-                                     recipes.first_line(exc) + where)
-        if cell_errors and result.get("verdict") == recipes.COULD_NOT_RUN:
+            result = could_not_run("confirm mode failed", first_line(exc) + where)
+        if import_error is not None and result.get("verdict") == COULD_NOT_RUN:
+            result["evidence"] = f"{result.get('evidence') or ''}; the import stopped with " \
+                                 f"{first_line(import_error)}".lstrip("; ")
+        if cell_errors and result.get("verdict") == COULD_NOT_RUN:
             failed = ", ".join(f"{type(e).__name__} at line {fr.line}" if (
-                fr := recipes.innermost_user_frame(e)) is not None else str(e)
+                fr := imported.innermost_user_frame(e)) is not None else str(e)
                 for e in cell_errors[:4])
             result["evidence"] = f"{result.get('evidence') or ''}; earlier cells failed: " \
                                  f"{failed}".lstrip("; ")
-        if rjob.factory_args and result.get("verdict") != recipes.COULD_NOT_RUN:
+        if rjob.factory_args and result.get("verdict") != COULD_NOT_RUN:
             result["shapes"] = f"{rjob.factory_args}; {result.get('shapes') or ''}".strip("; ")
         if result.get("shapes") and result["shapes"] not in (result.get("evidence") or ""):
             # Say which arguments ran, and how they were made.
@@ -365,7 +400,7 @@ def main(argv: list[str]) -> int:
         return 1
     state = State(budget_total=spec.get("compile_budget", 20))
     _install(state, jax)
-    import jaxlint.confirm.recipes  # noqa: F401 - imported before the forks, once
+    import jaxlint.confirm.verdicts  # noqa: F401 - imported before the forks, once
     # The backend starts in a fork (never here): ask one fork which device JAX picks.
     probe = os.path.join(workdir, f"device-{start}.json")
     how, code = _in_fork(lambda: _device(jax), _PROBE_TIMEOUT, probe)
@@ -383,8 +418,12 @@ def main(argv: list[str]) -> int:
         open(os.path.join(workdir, f"start-{index}"), "w").close()
         job = jobs[index]
         out = os.path.join(workdir, f"fork-{index}.json")
+        t0 = time.monotonic()
         how, code = _in_fork(lambda: {"results": run_file(job, index, state, jax, timeout)},
                              timeout, out)
+        if os.environ.get("JAXLINT_CONFIRM_TIMES"):
+            with open(os.environ["JAXLINT_CONFIRM_TIMES"], "a", encoding="utf-8") as fh:
+                fh.write(f"{time.monotonic() - t0:.3f} {job['path']}\n")
         n = len(job["findings"])
         if how == "exit" and code == 0 and os.path.exists(out):
             with open(out, encoding="utf-8") as fh:

@@ -1,0 +1,291 @@
+"""Recompilation (JAX402-JAX405): the compiles of the flagged call while the program's own code runs."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import sys
+import time
+import types
+import dataclasses
+from typing import Any, Callable, ClassVar, Optional
+
+import jax
+import numpy as np
+
+from jaxlint.confirm.verdicts import jit_watch
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+
+
+@dataclasses.dataclass
+class CompileEvidence(Evidence):
+    """Compiles of the flagged call counted while the program ran."""
+
+    kind: ClassVar[str] = "compile-count"
+    compiles: int = 0
+    calls: int = 0
+    how: str = ""  # "at import", "calling f once, ..."
+    signatures: str = ""
+    miss: str = ""  # JAX's explain-cache-miss record of the second compile
+
+    def text(self) -> str:
+        parts = [self.note or f"{self.compiles} compiles at the flagged line for {self.calls} "
+                              f"calls ({self.how})"]
+        if self.signatures:
+            parts.append(self.signatures)
+        if self.miss:
+            parts.append(self.miss)
+        return "; ".join(parts)
+
+
+_MISS_AT = re.compile(r"TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+):\d+")
+_MISSED_FN = re.compile(r"never seen function:\s+(\S+) id=|for (\S+) defined at")
+
+
+def misses_at(job: Job, records: list[str]) -> list[str]:
+    real = os.path.realpath(job.path)
+    out = []
+    want = re.fullmatch(r"\w+\((\w+)\)", str(job.confirm.get("fun_name") or ""))
+    for rec in records:
+        # The call site JAX names ("TRACING CACHE MISS at file:line") is the flagged line...
+        m = _MISS_AT.search(rec)
+        if not (m and os.path.realpath(m.group("file")) == real
+                and job.line <= int(m.group("line")) <= job.end_line):
+            continue
+        # ...and the function that missed is the flagged jit's, when the rule names it.
+        fn = _MISSED_FN.search(rec)
+        if want and fn and fn.group(1) != want.group(1) and fn.group(2) != want.group(1):
+            continue
+        out.append(rec)
+    return out
+
+
+def _exclude_from_source_info() -> None:
+    """JAX names the first frame outside itself as a call site ("TRACING CACHE MISS at ...");
+    the recorder's wrapper lives here, so skip this file and the user's line is named."""
+    try:
+        from jax._src import source_info_util
+
+        source_info_util.register_exclusion(os.path.abspath(__file__))
+    except Exception:  # noqa: BLE001 - private API; without it only the attribution suffers
+        pass
+
+
+_exclude_from_source_info()
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    if " object at 0x" in text:
+        return f"<{type(value).__name__} @{id(value) & 0xffff:04x}>"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _varying(signatures: list[list[str]]) -> list[str]:
+    """The signatures, showing only the arguments that differ between them."""
+    keep = [i for i in range(len(signatures[0]))
+            if len({tuple(s[i:i + 1]) for s in signatures}) > 1] or range(len(signatures[0]))
+    return [", ".join(s[i] for i in keep if i < len(s)) for s in signatures]
+
+
+class _CallRecorder:
+    """Wraps a module-level jitted function to record, per call from the flagged line, the
+    signature JAX keys its cache on: static values, and shapes/dtypes of the rest."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.calls: list[tuple] = []
+        self.name = None
+        self.wrapped: dict[str, Any] = {}
+        fun_name = str(job.confirm.get("fun_name") or "")
+        m = re.fullmatch(r"\w+\((\w+)\)", fun_name)
+        if m is None:
+            return
+        # `pool` decorated with jit, or `scale_jit = jax.jit(scale, ...)`: module-level jitted
+        # objects of that function.
+        for attr, value in list(vars(job.module).items()):
+            if hasattr(value, "lower") and hasattr(value, "_jit_info") \
+                    and getattr(value, "__name__", None) == m.group(1):
+                self.wrapped[attr] = value
+        if self.wrapped:
+            self.name = m.group(1)
+
+    def signature(self, fn, args, kwargs) -> tuple:
+        info = fn._jit_info
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError:
+            return ("?",)
+        names = list(bound.signature.parameters)
+        static = set(info.static_argnames) | {names[i] for i in info.static_argnums if i < len(names)}
+        parts = []
+        for k, v in bound.arguments.items():
+            if k in static:
+                parts.append(f"{k}={_short_repr(v)}")
+                continue
+            leaves, tree = jax.tree_util.tree_flatten(v)
+            described = [f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
+                         if hasattr(x, "shape") and hasattr(x, "dtype") else type(x).__name__
+                         for x in leaves]
+            text = ",".join(described)
+            parts.append(f"{k}: {text}" if tree.num_leaves == 1 and not tree.children()
+                         else f"{k}: {tree}({text})")
+        return tuple(parts)
+
+    def __enter__(self):
+        for attr, fn in self.wrapped.items():
+            setattr(self.job.module, attr, self._recording(fn))
+        return self
+
+    def _recording(self, fn):
+        job, real = self.job, os.path.realpath(self.job.path)
+
+        def recorded(*args, **kwargs):
+            frame = sys._getframe(1)
+            if os.path.realpath(frame.f_code.co_filename) == real:
+                pos = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+                first, last = pos[0] or frame.f_lineno, pos[1] or frame.f_lineno
+                if first <= job.line and job.end_line <= last:
+                    self.calls.append(self.signature(fn, args, kwargs))
+            return fn(*args, **kwargs)
+
+        return recorded
+
+    def __exit__(self, *exc):
+        for attr, fn in self.wrapped.items():
+            setattr(self.job.module, attr, fn)
+        return False
+
+
+def confirm(job: Job) -> Verdict:
+    """Count trace-cache misses attributed to the flagged line while the code runs as written,
+    and the distinct cache keys (argument signatures) the call at the line used."""
+    state = job.state
+    records = list(state["import_misses"])
+    ran = state["import_watch"].ran(job.line, job.end_line, job.key)
+    how = "at import"
+    shapes = ""
+    recorder = None
+    if ran < 2 and job.key is not None and job.f.get("function"):
+        entry = job.entry()
+        sig, is_method, static, _, eager = job.callables(entry)
+        how = f"calling {job.f.get('function')} once, as one call of the program does"
+        last = None
+        for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            jax.clear_caches()  # count the compiles of this run, not of the import
+            start = len(state["misses"])
+            state["budget"], state["spent"] = state["budget_total"], 0
+            recorder = _CallRecorder(job)
+            try:
+                with job.watch() as w, recorder:
+                    # Once: a second call the program does not make would stage the miss.
+                    eager(*a.args, **a.kwargs)
+            except CompileBudget:
+                pass
+            except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
+                last = (exc, a.shapes)
+                continue
+            # Only this run's misses: the import's were before jax.clear_caches().
+            records = state["misses"][start:]
+            ran, shapes, last = job.ran_line(w), a.shapes, None
+            break
+        if last is not None:
+            return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                           f"{first_line(last[0])} (with {last[1]})", last[1])
+    misses = misses_at(job, records)
+    # The second miss shows what changed between the first two calls at the line.
+    evidence = misses[min(1, len(misses) - 1)].strip() if misses else ""
+    if ran == 0:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried {how}", shapes)
+    n = len(misses)
+    calls = recorder.calls if recorder is not None and recorder.name else []
+    distinct = list(dict.fromkeys(calls))
+    if n >= 2:
+        return verdict(CONFIRMED, f"{n} compiles for {max(ran, len(calls))} calls",
+                       CompileEvidence(compiles=n, calls=max(ran, len(calls)), how=how,
+                                       miss=evidence), shapes)
+    if len(distinct) >= 2 and job.confirm.get("kind") == "recompile":
+        shown = " | ".join(_varying([list(d) for d in distinct])[:4]) + (
+            " | ..." if len(distinct) > 4 else "")
+        return verdict(CONFIRMED, f"{len(distinct)} compiled versions for {len(calls)} calls",
+                       CompileEvidence(compiles=len(distinct), calls=len(calls), how=how,
+                                       signatures=shown, miss=evidence,
+                                       note=f"line {job.line} called {recorder.name} with "
+                                            f"{len(distinct)} distinct signatures, each its own "
+                                            f"cache entry and compile ({n} compiled at this line, "
+                                            f"the rest earlier in the same run)"), shapes)
+    seen = f"; the call used {len(distinct)} signature(s): " \
+        f"{' | '.join(', '.join(d) for d in distinct[:2])}" if distinct else ""
+    if n == 0:
+        # Zero compiles proves nothing: the call never compiled here (or a warm cache served it).
+        return verdict(COULD_NOT_RUN, f"no compile at line {job.line}",
+                       f"ran {how}; the jitted call at line {job.line} never compiled (a cache "
+                       f"warmed earlier served it, or the arguments did not vary){seen}", shapes)
+    return verdict(NOT_REPRODUCED, f"{n} compile for {max(ran, len(calls))} calls",
+                   f"ran {how}; {evidence or 'no cache miss at this line after the first'}{seen}",
+                   shapes)
+
+
+
+
+def last_miss_line(path: str, records: list[str]) -> Optional[int]:
+    real = os.path.realpath(path)
+    for rec in reversed(records):
+        m = _MISS_AT.search(rec)
+        if m and os.path.realpath(m.group("file")) == real:
+            return int(m.group("line"))
+    return None
+
+
+def _made_in_run(job: Job):
+    """The jitted objects made at the flagged line: in the import, else in one call of the
+    function as the program calls it."""
+    watch = job.state.get("jit_watch")
+    if watch is None:
+        return None, "jax.jit was not watched"
+    made = watch.made_at(job.line, job.end_line)
+    how = "at import"
+    if not made and job.f.get("function"):
+        entry = job.entry()
+        sig, is_method, static, _, eager = job.callables(entry)
+        how = f"calling {job.f.get('function')} once, as the program calls it"
+        for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    eager(*a.args, **a.kwargs)
+            except CompileBudget:
+                pass
+            except Exception:  # noqa: BLE001 - what ran before the error still counts
+                pass
+            made = watch.made_at(job.line, job.end_line)
+            if made:
+                job.shapes_used = a.shapes
+                break
+    return made, how
+
+
+def confirm_fresh_callable(job: Job) -> Verdict:
+    """JAX402: the line made new jax.jit objects of the same computation (the same code and
+    closure, the same partial, the same bound method) while the program ran, and that function
+    compiled once per object. Different computations (`partial(f, ord=1)`, then `ord=2`) are
+    separate compiles by design and do not count."""
+    made, how = _made_in_run(job)
+    if made is None:
+        return verdict(COULD_NOT_RUN, "jax.jit was not watched", how)
+    if not made:
+        return verdict(COULD_NOT_RUN, f"no jax.jit(...) ran at line {job.line}", f"tried {how}")
+    groups = jit_watch.repeated(made)
+    key, same = groups.most_common(1)[0] if groups else ("", 0)
+    name = next((m.name for m in made if m.key == key), made[0].name)
+    compiles = sum(n for fn, n in job.state["compiles"].items() if str(fn)[4:-1] == name)
+    record = CompileEvidence(compiles=compiles, calls=sum(m.calls for m in made), how=how,
+                             note=f"line {job.line} made {len(made)} jax.jit objects ({how}); "
+                                  f"{same} of them, called, wrap the same computation "
+                                  f"({name}); jit({name}) compiled {compiles} times")
+    if same >= 2 and compiles >= 2:
+        return verdict(CONFIRMED, f"{compiles} compiles of the same {name}", record)
+    return verdict(NOT_REPRODUCED, f"line {job.line} made {len(made)} jitted object(s), "
+                                   f"{same} of the same computation", record)

@@ -1,0 +1,70 @@
+"""PRNG key reuse (JAX501-JAX503): two draws with the same key give the same numbers."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import sys
+import time
+import types
+from typing import Any, Callable, Optional
+
+import jax
+import numpy as np
+
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+
+
+def confirm(job: Job) -> Verdict:
+    state = job.state
+    draws = [d for d in state["import_draws"]]
+    how, shapes = "at import", ""
+    if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
+        entry = job.entry()
+        sig, is_method, static, _, eager = job.callables(entry)
+        how, last = f"calling {job.f.get('function')} without jit", None
+        for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            start = len(state["draws"])
+            try:
+                with jax.disable_jit():  # keys stay concrete, so the draws can be compared
+                    eager(*a.args, **a.kwargs)
+            except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
+                last = (exc, a.shapes)
+                continue
+            draws, shapes, last = state["draws"][start:], a.shapes, None
+            break
+        if last is not None:
+            return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                           f"{first_line(last[0])} (with {last[1]})", last[1])
+    here = [d for d in draws if job.line <= d["line"] <= job.end_line]
+    if not here:
+        return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
+                       shapes)
+    # The flagged sites: the earlier draw the rule names (`previous_line`), else the flagged
+    # line itself drawing again (a loop). A key equal to some other draw's proves nothing.
+    previous = job.confirm.get("previous_line")
+    sites = {int(previous)} if isinstance(previous, int) or str(previous).isdigit() else \
+        set(range(job.line, job.end_line + 1))
+    for d in here:
+        for other in draws:
+            if other is d or other["key"] != d["key"] or other["line"] not in sites:
+                continue
+            if "fold_in" in (d["fn"], other["fn"]) or (
+                    d["fn"] == other["fn"] and d["value"] != other["value"]):
+                continue  # fold_in derives new keys from one key; different data, different draws
+            same = ", giving identical values" if other["fn"] == d["fn"] and \
+                other["value"] == d["value"] else ""
+            where = f"line {d['line']} drew twice" if other["line"] == d["line"] else \
+                f"line {other['line']} and line {d['line']} drew"
+            return verdict(CONFIRMED, f"{where} with the same key{same}",
+                           f"{other['fn']} at line {other['line']} -> {other['value']}; "
+                           f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})",
+                           shapes)
+    at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
+    return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
+                   f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)
+
+

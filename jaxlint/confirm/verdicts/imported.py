@@ -1,0 +1,123 @@
+"""The import is a run too: an error the program raised while its module-level code ran.
+
+It confirms a finding when it is the predicted error, raised at the flagged line, or raised
+calling, on a later line, the object the flagged line made (`grad_fn = jax.grad(f, argnums=2)`
+at the flagged line, `grad_fn(w, x)` below it).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import linecache
+import os
+import types
+from typing import ClassVar, Optional
+
+from jaxlint.confirm.target import code_key, excerpt, innermost_user_frame, raised_at
+from jaxlint.confirm.verdicts import compile_count, removed_api, trace_error
+from jaxlint.confirm.verdicts.base import (CONFIRMED, COULD_NOT_RUN, CompileBudget, Evidence, Job,
+                                           Verdict, first_line, verdict)
+
+# Exceptions that are themselves the predicted problem when the flagged line raises them.
+_IMPORT_EVIDENCE = {
+    "leak": ("UnexpectedTracerError",),
+    "removed-api": ("AttributeError", "ImportError", "ModuleNotFoundError"),
+}
+
+
+@dataclasses.dataclass
+class ImportEvidence(Evidence):
+    """An exception the program raised while importing."""
+
+    kind: ClassVar[str] = "import-error"
+    exception: str = ""
+    message: str = ""
+    raised_line: int = 0
+    traceback: str = ""
+    via: str = ""  # the name made at the flagged line and called where it raised
+
+    def text(self) -> str:
+        via = f"; raised calling `{self.via}`, made at the flagged line" if self.via else ""
+        return f"{self.exception}: {self.message}{via}; traceback: {self.traceback}"
+
+
+
+def _bound_at(path: str, line: int, end_line: int) -> set[str]:
+    """Names the statement at the flagged lines binds: `g = jax.grad(f)`, `@jax.grad def g`."""
+    tree = _tree(path)
+    out: set[str] = set()
+    if tree is None:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and line <= node.lineno <= end_line:
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                line <= d.lineno <= end_line for d in node.decorator_list):
+            out.add(node.name)
+    return out
+
+
+def _called_at(path: str, line: int) -> set[str]:
+    tree = _tree(path)
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name) and n.lineno <= line <= (n.end_lineno or n.lineno)} \
+        if tree is not None else set()
+
+
+def _tree(path: str) -> Optional[ast.Module]:
+    try:
+        return ast.parse("".join(linecache.getlines(path)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
+                   exc: BaseException, state: dict) -> Verdict:
+    kind = (finding.get("confirm") or {}).get("kind")
+    line = finding["line"]
+    end_line = max(finding.get("end_line") or line, line)
+    key = code_key(target) if target is not None else None
+    if isinstance(exc, CompileBudget):
+        if kind in ("recompile", "overhead"):
+            job = Job(None, path, finding, target, state)
+            misses = compile_count.misses_at(job, state["misses"])
+            if len(misses) >= 2 and kind == "recompile":
+                return verdict(CONFIRMED, f"{len(misses)} compiles at line {line} during import",
+                               compile_count.CompileEvidence(
+                                   compiles=len(misses), calls=len(misses), how="importing",
+                                   miss=misses[min(1, len(misses) - 1)].strip(),
+                                   note=f"the import was stopped by the compile limit ({exc})"))
+        where = compile_count.last_miss_line(path, state["misses"])
+        return verdict(COULD_NOT_RUN, "import stopped by the compile limit",
+                       f"{exc} while importing, "
+                       + (f"the compiles were at line {where}, not line {line}" if where
+                          and not line <= where <= end_line else "before the flagged code ran"))
+    at_line = raised_at(exc, path, line, end_line, key) or (
+        key is not None and raised_at(exc, path, line, end_line))
+    name = type(exc).__name__
+    frame = innermost_user_frame(exc)
+    record = ImportEvidence(exception=name, message=first_line(exc)[len(name) + 2:],
+                            raised_line=frame.line if frame is not None else 0,
+                            traceback=excerpt(exc))
+    if kind == "removed-api":
+        return removed_api.removed(path, finding, exc)
+    via = set()
+    if not at_line and frame is not None and os.path.realpath(frame.filename) == os.path.realpath(path):
+        via = _bound_at(path, line, end_line) & _called_at(path, frame.line)
+    if at_line or via:
+        expected = (finding.get("confirm") or {}).get("expected")
+        wanted = _IMPORT_EVIDENCE.get(kind, ())
+        if kind == "trace-error" and expected:
+            ok = trace_error.is_expected(Job(None, path, finding, target, state), exc)
+        else:
+            ok = name in wanted
+        if ok:
+            record.via = ", ".join(sorted(via))
+            return verdict(CONFIRMED, f"{name} at line {record.raised_line} during import", record)
+        if at_line:
+            return verdict(COULD_NOT_RUN, f"import failed at line {line} with {name}",
+                           f"{record.text()}; the rule predicts "
+                           f"{expected or ' or '.join(wanted) or 'another failure'}")
+    where = f" at {frame.where()}" if frame is not None else ""
+    return verdict(COULD_NOT_RUN, f"import failed{where}", record.text())

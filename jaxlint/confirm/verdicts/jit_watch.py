@@ -1,0 +1,210 @@
+"""jax.jit, watched while the program runs (patched in the file's fork, before its import).
+
+It returns JAX's own jitted object, wrapped only where a finding needs it:
+- the jitted functions made from the file's functions, when the file has a stale-global finding
+  (JAX103): each call the program makes is recorded with the result the same call gives under
+  jax.disable_jit() at that moment, and the globals the finding names as they were then;
+- the jitted objects made at a JAX401 / JAX402 line: each is recorded with what it wraps
+  (`Made.key`: equal for two lambdas with the same code and closure, two partials with the same
+  function and arguments, the same bound method), and its calls are counted.
+Nothing is rebound, re-run or called twice: the program's own calls pass straight through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import inspect
+import io
+import os
+import sys
+from collections import Counter
+from typing import Any, Optional
+
+import jax
+
+from jaxlint.confirm.verdicts.base import first_line
+
+MAX_RECORDS = 200
+
+
+@dataclasses.dataclass
+class Call:
+    """One call of a jitted function of the file, made by the program itself."""
+
+    code: Any  # the wrapped function's code object
+    line: int  # the caller's line
+    globals_now: dict  # the globals the findings name, as they were before the call
+    jit_result: Any
+    eager_result: Any
+    error: str = ""
+    globals_after: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Made:
+    """One jax.jit(...) evaluated at a watched line."""
+
+    line: int
+    key: str  # what it wraps, compared between the objects made at one line
+    name: str
+    calls: int = 0
+
+
+def describe(fun, depth: int = 3) -> str:
+    """What a callable computes, as far as a cache could tell: code and bound values."""
+    if depth <= 0:
+        return type(fun).__name__
+    if isinstance(fun, functools.partial):
+        return f"partial({describe(fun.func, depth - 1)}, {_values(fun.args)}, " \
+               f"{_values(sorted(fun.keywords.items()))})"
+    if inspect.ismethod(fun):
+        return f"method({describe(fun.__func__, depth - 1)}, self@{id(fun.__self__):x})"
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        inner = getattr(fun, "__wrapped__", None)
+        return f"wrapped({describe(inner, depth - 1)})" if inner is not None else \
+            f"{type(fun).__name__}@{id(fun):x}"
+    cells = [c.cell_contents for c in (fun.__closure__ or ()) if _filled(c)]
+    return f"{code.co_filename}:{code.co_firstlineno}:{code.co_name}({_values(cells)}; " \
+           f"{_values(fun.__defaults__ or ())})"
+
+
+def _name(fun) -> str:
+    """The name JAX compiles it under (`jit(name)`)."""
+    for _ in range(4):
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+        elif inspect.ismethod(fun):
+            fun = fun.__func__
+        else:
+            break
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _values(values) -> str:
+    out = []
+    for v in values:
+        if isinstance(v, (int, float, str, bool, type(None))):
+            out.append(repr(v))
+        elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
+            out.append(f"{v[0]}={_values([v[1]])}")
+        elif callable(v):
+            out.append(describe(v, 1))
+        else:
+            out.append(f"{type(v).__name__}@{id(v):x}")
+    return ", ".join(out)
+
+
+class JitWatch:
+    def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset()):
+        self.real = os.path.realpath(path)
+        self.stale_names = stale_names
+        self.leak_names = leak_names  # JAX102's globals: watched, never compared eagerly
+        self.lines = lines  # JAX401 / JAX402 lines
+        self.calls: list[Call] = []
+        self.made: list[Made] = []
+        self.original = jax.jit
+
+    def _caller_line(self, depth: int) -> Optional[int]:
+        frame = sys._getframe(depth)
+        for _ in range(4):  # jax.jit(f) directly, or through a decorator factory
+            if frame is None:
+                return None
+            if os.path.realpath(frame.f_code.co_filename) == self.real:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    def jit(self, fun=None, *args, **kwargs):
+        if fun is None:  # @jax.jit(static_argnums=...)
+            return lambda f: self.jit(f, *args, **kwargs)
+        jitted = self.original(fun, *args, **kwargs)
+        line = self._caller_line(2)
+        made = None
+        if line is not None and line in self.lines and len(self.made) < MAX_RECORDS:
+            made = Made(line, describe(fun), _name(fun))
+            self.made.append(made)
+        code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
+        stale = (self.stale_names or self.leak_names) and code is not None \
+            and os.path.realpath(code.co_filename) == self.real
+        if made is None and not stale:
+            return jitted
+        return _Watched(self, jitted, fun, code, made, bool(stale))
+
+    def globals_of(self, rec: "_Watched") -> dict:
+        glb = getattr(inspect.unwrap(rec.fun), "__globals__", {})
+        return {n: glb.get(n) for n in self.stale_names | self.leak_names if n in glb}
+
+    def record(self, rec: "_Watched", args, kwargs, out, before: dict) -> None:
+        frame = sys._getframe(2)
+        if os.path.realpath(frame.f_code.co_filename) != self.real or len(self.calls) > MAX_RECORDS:
+            return
+        after = self.globals_of(rec)
+        eager, error = None, "not compared"
+        # The same call without jit, for the functions that read a stale-global finding's
+        # global (only those: an eager call of a function that writes state would move it).
+        if rec.code is not None and self.stale_names & set(rec.code.co_names) \
+                and not self.leak_names & set(rec.code.co_names):
+            try:
+                with jax.disable_jit(), contextlib.redirect_stdout(io.StringIO()):
+                    eager = rec.fun(*args, **kwargs)
+                error = ""
+            except Exception as exc:  # noqa: BLE001 - compared as "no eager result"
+                eager, error = None, first_line(exc)
+        self.calls.append(Call(rec.code, frame.f_lineno, before, out, eager, error, after))
+
+    def made_at(self, first: int, last: int) -> list[Made]:
+        return [m for m in self.made if first <= m.line <= last]
+
+
+class _Watched:
+    def __init__(self, watch: JitWatch, jitted, fun, code, made: Optional[Made], stale: bool):
+        self._watch, self._jitted, self.fun, self.code = watch, jitted, fun, code
+        self._made, self._stale = made, stale
+        self.__wrapped__ = fun
+        self.__name__ = getattr(fun, "__name__", "f")
+
+    def __call__(self, *args, **kwargs):
+        before = self._watch.globals_of(self) if self._stale else {}
+        out = self._jitted(*args, **kwargs)
+        if self._made is not None:
+            self._made.calls += 1
+        if self._stale:
+            self._watch.record(self, args, kwargs, out, before)
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self._jitted, name)
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else functools.partial(self, instance)
+
+
+def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
+    stale = {(f.get("confirm") or {}).get("global_name") for f in findings
+             if (f.get("confirm") or {}).get("kind") == "stale-global"} - {None}
+    leak = {(f.get("confirm") or {}).get("global_name") for f in findings
+            if (f.get("confirm") or {}).get("kind") == "leak"} - {None}
+    lines = {n for f in findings if f.get("code") in ("JAX401", "JAX402")
+             for n in range(f["line"], max(f.get("end_line") or f["line"], f["line"]) + 1)}
+    if not stale and not lines and not leak:
+        return None
+    watch = JitWatch(path, stale, lines, leak)
+    jax.jit = watch.jit
+    state["jit_watch"] = watch
+    return watch
+
+
+def repeated(made: list[Made]) -> Counter:
+    """How many called objects share each key."""
+    return Counter(m.key for m in made if m.calls)

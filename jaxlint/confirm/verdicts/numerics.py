@@ -1,0 +1,265 @@
+"""Silent numerics (JAX701-JAX704): a NaN gradient, a 32-bit result where 64 bits were asked, an
+out-of-bounds index that JAX clamps or drops, an integer literal that wraps. Each is read from
+the values the program's own lines produced (jaxlint.confirm.verdicts.probe): nothing is
+evaluated again.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from typing import Any, ClassVar, Optional
+
+import jax
+import numpy as np
+
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
+                                           Job, Verdict, short, verdict)
+from jaxlint.confirm.verdicts.probe import MISSING, Hit, Probe, statement
+
+
+@dataclasses.dataclass
+class NumericsEvidence(Evidence):
+    """A value the flagged line (or a line using the flagged function) produced."""
+
+    kind: ClassVar[str] = "numerics"
+    line: int = 0
+    name: str = ""  # the name that holds it, or "return value"
+    value: str = ""
+    dtype: str = ""
+    expected: str = ""  # what the code asked for: "float64", "index 5 < 3", "2**40"
+    runs: int = 0
+
+    def text(self) -> str:
+        held = f"{self.name} = {self.value}" if self.name else self.value
+        return f"line {self.line} ran {self.runs} time(s); {held} ({self.dtype}); " \
+               f"the code asked for {self.expected}" + (f"; {self.note}" if self.note else "")
+
+
+def _probe(job: Job) -> Optional[Probe]:
+    return (job.state.get("probes") or {}).get(job.f.get("_index"))
+
+
+def _hits(job: Job) -> list[Hit]:
+    """The probe's runs at import, else in one run of the program's own call of the function."""
+    probe = _probe(job)
+    if probe is None:
+        return []
+    if not probe.hits and job.f.get("function"):
+        _run_function(job, probe)
+    return probe.hits
+
+
+def _run_function(job: Job, probe: Probe) -> None:
+    """The program never ran the line at import: run the function once, as the program calls
+    it (its call sites' arguments, or the kinds they pass), under its own transforms."""
+    from jaxlint.confirm.target import LineWatch
+
+    entry = job.entry()
+    sig, is_method, static, jitted, eager = job.callables(entry)
+    runner = eager if job.mode != "jit" else jitted
+    for a in job.args_list(entry, sig, is_method, static, concrete=True):
+        watch = LineWatch(job.path)
+        watch.add_probe(probe)
+        try:
+            jax.clear_caches()
+            with watch:
+                runner(*a.args, **a.kwargs)
+        except Exception:  # noqa: BLE001 - the values seen so far still count
+            pass
+        job.shapes_used = a.shapes
+        if probe.hits:
+            return
+
+
+def _assigned(stmt: Optional[ast.stmt]) -> list[str]:
+    if isinstance(stmt, ast.Assign):
+        return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        return [stmt.target.id]
+    return []
+
+
+def _produced(hit: Hit, names: list[str]) -> list[tuple[str, Any]]:
+    """(name, value) the line produced: the names it assigned, else what it returned."""
+    out = [(n, hit.after[n]) for n in names if hit.after.get(n, MISSING) is not MISSING]
+    if not out and hit.returned is not None:
+        out.append(("return value", hit.returned))
+    return out
+
+
+def _dtype(value) -> str:
+    leaves = jax.tree_util.tree_leaves(value)
+    return ", ".join(sorted({str(getattr(x, "dtype", type(x).__name__)) for x in leaves})) or "?"
+
+
+_WIDE = re.compile(r"\b(float64|int64|uint64|complex128|double)\b")
+
+
+def confirm_float64(job: Job) -> Verdict:
+    stmt = statement(job.path, job.line)
+    wanted = _WIDE.findall(ast.unparse(stmt)) if stmt is not None else []
+    if not wanted:
+        return verdict(COULD_NOT_RUN, "the line names no 64-bit dtype")
+    hits = _hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+    if jax.config.jax_enable_x64:
+        return verdict(NOT_REPRODUCED, "jax_enable_x64 was on when the line ran",
+                       NumericsEvidence(line=job.line, runs=len(hits), expected=wanted[0]))
+    for name, value in _produced(hits[-1], _assigned(stmt)):
+        dtypes = _dtype(value)
+        if any(d in dtypes for d in ("float32", "int32", "uint32", "complex64")) \
+                and not any(w in dtypes for w in ("64", "128")):
+            return verdict(CONFIRMED, f"{name} is {dtypes}, not {wanted[0]}",
+                           NumericsEvidence(line=job.line, name=name, value=short(value),
+                                            dtype=dtypes, expected=wanted[0], runs=len(hits)))
+        return verdict(NOT_REPRODUCED, f"{name} is {dtypes}",
+                       NumericsEvidence(line=job.line, name=name, value=short(value), dtype=dtypes,
+                                        expected=wanted[0], runs=len(hits)))
+    return verdict(COULD_NOT_RUN, f"line {job.line} ran, but its value is bound to no name",
+                   f"the value line {job.line} made is not assigned or returned, so it cannot be read")
+
+
+def _int_constant(node: ast.AST) -> Optional[int]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _int_constant(node.operand)
+        return -v if v is not None else None
+    if isinstance(node, ast.BinOp):
+        a, b = _int_constant(node.left), _int_constant(node.right)
+        if a is None or b is None:
+            return None
+        try:
+            if isinstance(node.op, ast.Pow) and 0 <= b < 256:
+                return a ** b
+            if isinstance(node.op, ast.LShift) and 0 <= b < 256:
+                return a << b
+            if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+                return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}[type(node.op)]
+        except (OverflowError, ValueError):
+            return None
+    return None
+
+
+def confirm_wrapped_integer(job: Job) -> Verdict:
+    stmt = statement(job.path, job.line)
+    literals = {v for n in ast.walk(stmt) if (v := _int_constant(n)) is not None} \
+        if stmt is not None else set()
+    if not literals:
+        return verdict(COULD_NOT_RUN, "the line has no integer literal")
+    hits = _hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+    for name, value in _produced(hits[-1], _assigned(stmt)):
+        leaves = jax.tree_util.tree_leaves(value)
+        if any(isinstance(x, jax.core.Tracer) for x in leaves):
+            continue
+        arrays = [np.asarray(x) for x in leaves if hasattr(x, "dtype")
+                  and np.issubdtype(np.asarray(x).dtype, np.integer)]
+        if not arrays:
+            continue
+        info = np.iinfo(arrays[0].dtype)
+        # A literal the result's dtype cannot hold: it wrapped if the result lacks it.
+        outside = sorted((v for v in literals if not info.min <= v <= info.max), key=abs)
+        record = NumericsEvidence(line=job.line, name=name, value=short(value), dtype=_dtype(value),
+                                  runs=len(hits))
+        if not outside:
+            record.expected = "values within the dtype's range"
+            return verdict(NOT_REPRODUCED, f"every literal fits {arrays[0].dtype}", record)
+        big = outside[-1]
+        record.expected = f"the value {big}"
+        values = np.concatenate([x.ravel() for x in arrays])
+        if values.size and not np.any(values.astype(object) == big):
+            return verdict(CONFIRMED, f"{big} became {values[0]} ({arrays[0].dtype})", record)
+        return verdict(NOT_REPRODUCED, f"{name} holds {big}", record)
+    return verdict(COULD_NOT_RUN, f"line {job.line} ran, but its value could not be read",
+                   "the value is not assigned to a name (or it is a tracer under jit)")
+
+
+def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
+    """(array name, constant index, how) for `x[5]`, `x.at[5]`, `jnp.take(x, 5)`."""
+    for comp in ast.walk(stmt):
+        if isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return None  # its names are the comprehension's own: not readable from the frame
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and any(k.arg == "mode" for k in node.keywords):
+            return None  # `mode=` says what an out-of-bounds index gives: chosen, not silent
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            how = "x[i]"
+            if isinstance(base, ast.Attribute) and base.attr == "at":
+                base, how = base.value, "x.at[i]"
+            idx = _int_constant(node.slice)
+            if isinstance(base, ast.Name) and idx is not None:
+                return base.id, idx, how
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "take" and len(node.args) >= 2 \
+                and isinstance(node.args[0], ast.Name):
+            idx = _int_constant(node.args[1])
+            if idx is not None:
+                return node.args[0].id, idx, "take(x, i)"
+    return None
+
+
+def confirm_clamped_index(job: Job) -> Verdict:
+    stmt = statement(job.path, job.line)
+    found = _index_of(stmt) if stmt is not None else None
+    if found is None:
+        return verdict(NOT_REPRODUCED, "no silent constant index at the line",
+                       NumericsEvidence(line=job.line, note="the line indexes no array by a "
+                                        "constant (or says its `mode=`, or indexes a "
+                                        "comprehension's own name)"))
+    name, idx, how = found
+    hits = _hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+    hit = hits[-1]
+    array = hit.before.get(name, MISSING)
+    shape = getattr(array, "shape", None)
+    if not shape:
+        return verdict(COULD_NOT_RUN, f"`{name}` held no array when line {job.line} ran")
+    size = shape[0]
+    produced = _produced(hit, _assigned(stmt))
+    shown = f"{produced[0][0]} = {short(produced[0][1])}" if produced else ""
+    record = NumericsEvidence(line=job.line, name=name, value=f"shape {tuple(shape)}",
+                              dtype=_dtype(array), expected=f"{how} with i = {idx}",
+                              runs=len(hits), note=shown)
+    if hit.raised:
+        return verdict(NOT_REPRODUCED, f"line {job.line} raised", record)
+    if -size <= idx < size:
+        return verdict(NOT_REPRODUCED, f"index {idx} is within {name}'s {size} elements", record)
+    record.note = f"no IndexError: JAX clamped, dropped or filled it" + (f"; {shown}" if shown else "")
+    return verdict(CONFIRMED, f"index {idx} on {size} elements ran without error", record)
+
+
+def confirm_nan_gradient(job: Job) -> Verdict:
+    """The flagged `where` ran, and a statement that calls the differentiated function got a
+    NaN: the program's own gradient."""
+    linked = (job.state.get("linked") or {}).get(job.f.get("_index")) or []
+    ran = job.state["import_watch"].ran(job.line, job.end_line, job.key)
+    for probe in linked:
+        for hit in probe.hits:
+            for name, value in _produced(hit, [n for n in probe.names if n in hit.after]):
+                if name in probe.names and hit.before.get(name) is value:
+                    continue  # unchanged by the statement: not its result
+                leaves = [x for x in jax.tree_util.tree_leaves(value)
+                          if hasattr(x, "dtype") and not isinstance(x, jax.core.Tracer)]
+                if any(np.isnan(np.asarray(x)).any() for x in leaves
+                       if np.issubdtype(np.asarray(x).dtype, np.inexact)):
+                    if not ran:
+                        continue
+                    return verdict(CONFIRMED, f"the gradient at line {probe.first} is NaN",
+                                   NumericsEvidence(line=probe.first, name=name, value=short(value),
+                                                    dtype=_dtype(value), expected="a finite gradient",
+                                                    runs=len(probe.hits),
+                                                    note=f"line {job.line} ran {ran} time(s) "
+                                                         f"while it was computed"))
+    if not ran:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran while the program ran",
+                       "no statement of the program differentiated the function at import")
+    return verdict(NOT_REPRODUCED, "no NaN in the program's gradients",
+                   f"line {job.line} ran {ran} time(s); the statements using the function "
+                   f"({', '.join(str(p.first) for p in linked) or 'none'}) got no NaN")

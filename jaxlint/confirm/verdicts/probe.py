@@ -1,0 +1,142 @@
+"""Watching the program's own lines run: the values their names hold before and after, the
+value a line returns, how long it took. Nothing is evaluated again: the probe reads the frame.
+
+The worker registers a probe for each finding whose evidence is a value at its line (see
+PROBED), before it imports the file, so the module-level code is watched as it runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import linecache
+import time
+from typing import Any, Optional
+
+# Rules whose evidence is a value at the flagged line, and lines linked to it (JAX701: the
+# statements that call the differentiated function).
+PROBED = frozenset({"JAX302", "JAX401", "JAX601", "JAX602", "JAX701", "JAX702", "JAX703",
+                    "JAX704"})
+MAX_HITS = 200
+MISSING = object()
+
+
+@dataclasses.dataclass
+class Hit:
+    """One run of the probed lines in one frame."""
+
+    before: dict[str, Any]
+    after: dict[str, Any]
+    returned: Any
+    seconds: float
+    unready: list[str]  # names holding jax arrays still computing when the line started
+    raised: bool = False
+    frame_name: str = ""
+    wait: float = 0.0  # seconds those arrays still took to finish once the line was done
+
+
+class Probe:
+    def __init__(self, first: int, last: int, names: list[str], unready: bool = False):
+        self.first, self.last = first, last
+        self.names = names
+        self.check_unready = unready
+        self.hits: list[Hit] = []
+
+    def open(self, frame) -> dict:
+        loc = frame.f_locals
+        state = {"before": {n: loc.get(n, MISSING) for n in self.names}, "t": time.perf_counter(),
+                 "unready": _unready(loc) if self.check_unready else []}
+        return state
+
+    def close(self, frame, state: dict, returned: Any, raised: bool) -> None:
+        if len(self.hits) >= MAX_HITS:
+            return
+        seconds = time.perf_counter() - state["t"]
+        loc = frame.f_locals
+        wait = 0.0
+        if state["unready"]:
+            # Waiting for them changes no value; it says how much work the clock missed.
+            t = time.perf_counter()
+            for name in state["unready"]:
+                try:
+                    loc[name].block_until_ready()
+                except Exception:  # noqa: BLE001
+                    continue
+            wait = time.perf_counter() - t
+        self.hits.append(Hit(state["before"], {n: loc.get(n, MISSING) for n in self.names},
+                             returned, seconds, state["unready"], raised, frame.f_code.co_name,
+                             wait))
+
+
+def _unready(namespace: dict) -> list[str]:
+    out = []
+    for name, value in list(namespace.items())[:500]:
+        ready = getattr(value, "is_ready", None)
+        if callable(ready) and type(value).__module__.startswith("jax"):
+            try:
+                if not ready():
+                    out.append(name)
+            except Exception:  # noqa: BLE001 - a deleted buffer, a tracer
+                continue
+    return out
+
+
+def statement(path: str, line: int) -> Optional[ast.stmt]:
+    """The innermost simple statement that starts at `line`."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(path)))
+    except (SyntaxError, ValueError):
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno == line and not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if best is None or isinstance(best, (ast.For, ast.While, ast.If, ast.With)):
+                best = node
+    return best
+
+
+def names_in(node: Optional[ast.AST]) -> list[str]:
+    if node is None:
+        return []
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id not in out:
+            out.append(n.id)
+    return out
+
+
+def probes_for(path: str, findings: list[dict]) -> dict[int, Probe]:
+    """A probe per probed finding (by its index), and one per line linked to a JAX701 finding."""
+    out = {}
+    for i, f in enumerate(findings):
+        if f.get("code") not in PROBED:
+            continue
+        line = f["line"]
+        stmt = statement(path, line)
+        last = getattr(stmt, "end_lineno", None) or max(f.get("end_line") or line, line)
+        if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)):
+            last = line  # the header only
+        out[i] = Probe(line, last, names_in(stmt), unready=f.get("code") in ("JAX601", "JAX602"))
+    return out
+
+
+def linked_probes(path: str, function: Optional[str]) -> list[Probe]:
+    """Probes on the statements that call `function` or pass it to a transform
+    (`g = jax.grad(f)(x)`, `masked_mean(1.0, 0.0)` for a decorated `masked_mean`)."""
+    if not function:
+        return []
+    name = function.rsplit(".", 1)[-1]
+    try:
+        tree = ast.parse("".join(linecache.getlines(path)))
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign, ast.Return)):
+            continue
+        calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
+        if any((isinstance(c.func, ast.Name) and c.func.id == name)
+               or any(isinstance(a, ast.Name) and a.id == name for a in c.args) for c in calls):
+            out.append(Probe(node.lineno, node.end_lineno or node.lineno, names_in(node)))
+    return out

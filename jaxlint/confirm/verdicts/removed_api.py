@@ -1,0 +1,174 @@
+"""Removed and deprecated JAX APIs (JAX9xx): what the installed jax has."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import sys
+import time
+import types
+from typing import Any, Callable, ClassVar, Optional
+
+import jax
+import numpy as np
+
+import dataclasses
+import importlib
+import linecache
+import importlib.util
+
+from jaxlint.confirm.target import raised_at
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+
+
+def _resolve(dotted: str):
+    """(True, None) when `dotted` exists in the installed jax; else (False, what is missing, error)."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        modname = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(modname)
+        except ImportError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - a module that fails to import is not there
+            return False, modname, exc
+        for j in range(i, len(parts)):
+            try:
+                obj = getattr(obj, parts[j])
+            except AttributeError as exc:
+                return False, ".".join(parts[:j + 1]), exc
+        return True, None, None
+    return False, parts[0], None
+
+
+def _module_exists(name: str) -> bool:
+    if name in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _import_error_at(path: Optional[str], line: int, end_line: int,
+                     exc: Optional[BaseException]) -> bool:
+    """The import failed with AttributeError / ImportError in the file at the flagged line."""
+    if path is None or not isinstance(exc, (AttributeError, ImportError)):
+        return False
+    return raised_at(exc, path, line, end_line)
+
+
+def removed(path: Optional[str], finding: dict, import_error: Optional[BaseException]) -> Verdict:
+    """A removed JAX name: confirmed when the installed jax lacks it (the failure is the bug)."""
+    confirm = finding.get("confirm") or {}
+    line = finding["line"]
+    end_line = max(finding.get("end_line") or line, line)
+    version = f"jax {jax.__version__}"
+    failed_here = _import_error_at(path, line, end_line, import_error)
+    import_note = f"; importing the file raised {first_line(import_error)} at line {line}" \
+        if failed_here else ""
+    module = confirm.get("removed_module")
+    name = confirm.get("removed")
+    source = "".join(linecache.getline(path, n) for n in range(line, end_line + 1)) if path else ""
+    tail = (name or module or "").rsplit(".", 1)[-1]
+    # The line must use the removed name itself: `jax.tree_map`, or an import of it; a name
+    # that only ends the same (`from jax.tree_util import tree_map`) is another API.
+    dotted = ".".join((name or module or "").split(".")[-2:])
+    parts = (name or module or "").split(".")
+    # `jnp.alltrue` for jax.numpy.alltrue (aliases are common), `xla_bridge.get_backend` for
+    # jax.lib.xla_bridge.get_backend (jax.extend.backend.get_backend is another function).
+    prev = parts[-2] if len(parts) > 2 and parts[-2] not in ("numpy", "jax") else ""
+    uses = re.search(rf"{re.escape(prev)}\.\s*{re.escape(tail)}\b", source) or (
+        re.match(r"\s*(import|from)\b", source) and re.search(rf"\b{re.escape(tail)}\b", source))
+    if module:
+        # A removed submodule is used by an import of it (`jax.config.update(...)` reads the
+        # attribute, which still exists).
+        uses = module in _imported(source)
+    if source and tail and not uses:
+        return verdict(NOT_REPRODUCED, f"line {line} does not use {name or module}",
+                       RemovedEvidence(name=name or module, version=version, present=False,
+                                       note=f"the text of line {line} never names `{tail}`"))
+    if module:
+        if not _module_exists(module):
+            return verdict(CONFIRMED, f"{version} has no module {module}",
+                           f"importlib.util.find_spec({module!r}) is None in {version}{import_note}")
+        return verdict(NOT_REPRODUCED, f"{version} still has module {module}",
+                       f"importlib.util.find_spec({module!r}) found it in {version}")
+    if name:
+        present, missing, exc = _resolve(name)
+        if not present:
+            what = name if missing == name else f"{missing} (so no {name})"
+            jax_says = f"; getattr says {first_line(exc)}" if exc is not None else ""
+            return verdict(CONFIRMED, f"{version} has no {name}",
+                           f"{version} has no {what}{jax_says}{import_note}")
+        return verdict(NOT_REPRODUCED, f"{version} still has {name}",
+                       f"{name} resolves in the installed {version}")
+    if failed_here:
+        return verdict(CONFIRMED, f"{type(import_error).__name__} at line {line}",
+                       first_line(import_error))
+    return verdict(COULD_NOT_RUN, "the rule named no removed API",
+                   "the finding carries neither `removed` nor `removed_module`")
+
+
+
+
+def _imported(source: str) -> set[str]:
+    """The dotted modules (and module.name) an import statement names."""
+    import ast
+
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                out |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return out
+
+
+def confirm(job: Job) -> Verdict:
+    return removed(job.path, job.f, None)
+
+
+@dataclasses.dataclass
+class RemovedEvidence(Evidence):
+    kind: ClassVar[str] = "api"
+    name: str = ""
+    version: str = ""
+    present: bool = False
+    warning: str = ""
+
+    def text(self) -> str:
+        return self.note or (f"{self.version} {'has' if self.present else 'lacks'} {self.name}"
+                             + (f"; {self.warning}" if self.warning else ""))
+
+
+def confirm_deprecated(job: Job) -> Verdict:
+    """JAX906: the installed jax warned about the flagged line while the program ran."""
+    real = os.path.realpath(job.path)
+    here = [w for w in job.state.get("import_warnings") or []
+            if w[0] in ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
+            and os.path.realpath(w[1]) == real and job.line <= w[2] <= job.end_line]
+    version = f"jax {jax.__version__}"
+    if here:
+        return verdict(CONFIRMED, f"{here[0][0]} at line {job.line}",
+                       RemovedEvidence(name=job.confirm.get("removed") or "", version=version,
+                                       present=True, warning=f"{here[0][0]}: {here[0][3][:200]}"))
+    ran = job.state["import_watch"].ran(job.line, job.end_line, job.key)
+    if not ran:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran at import",
+                       "a deprecation warning shows only when the line runs")
+    return verdict(NOT_REPRODUCED, f"{version} gave no deprecation warning at line {job.line}",
+                   RemovedEvidence(name=job.confirm.get("removed") or "", version=version,
+                                   present=True, note=f"line {job.line} ran {ran} time(s) under "
+                                                      f"{version} without a DeprecationWarning; "
+                                                      f"it breaks at the target version only"))

@@ -1,0 +1,185 @@
+"""A value fixed at trace time: a stale global (JAX103), an iterator or a clock read once
+(JAX104, JAX105)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import sys
+import time
+import types
+import dataclasses
+import functools
+from typing import Any, Callable, ClassVar, Optional
+
+import jax
+import numpy as np
+
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+
+
+@dataclasses.dataclass
+class StaleEvidence(Evidence):
+    """A call of the program's jitted function whose result differs from the same call without
+    jit, because a global it read changed after the trace."""
+
+    kind: ClassVar[str] = "stale-value"
+    name: str = ""  # the global
+    traced_with: str = ""  # its value at the first (tracing) call
+    value_now: str = ""  # its value at this call
+    call_line: int = 0
+    jit_result: str = ""
+    eager_result: str = ""
+    calls: int = 0
+
+    def text(self) -> str:
+        if not self.call_line:
+            return self.note
+        return (f"the program called it {self.calls} time(s); at line {self.call_line}, with "
+                f"{self.name} = {self.value_now} (traced with {self.traced_with}), jit returned "
+                f"{self.jit_result}, without jit {self.eager_result}" + (
+                    f"; {self.note}" if self.note else ""))
+
+
+def _program_calls(job: Job, recorder) -> list:
+    from jaxlint.confirm.target import contains, code_key
+
+    return [c for c in recorder.calls if job.key is not None
+            and (code_key(c.code) == job.key or contains(c.code, job.key))]
+
+
+def confirm_stale_global(job: Job) -> Verdict:
+    """The program's own sequence: it calls the jitted function, rebinds the global, calls it
+    again. Confirmed when a later call's jitted result differs from the same call without jit
+    (taken at that moment, with the global as the program left it). Nothing is rebound here."""
+    name = job.confirm.get("global_name")
+    recorder = job.state.get("jit_watch")
+    if not name or recorder is None:
+        return verdict(COULD_NOT_RUN, "the rule named no global")
+    calls = _program_calls(job, recorder)
+    if not calls:
+        _run_callers(job)
+        calls = _program_calls(job, recorder)
+    if not calls:
+        return verdict(COULD_NOT_RUN, f"the program never called {job.f.get('function')} jitted",
+                       "neither the module-level code nor a module function without parameters "
+                       "that calls it ran a jitted call (an `if __name__ == \"__main__\":` block "
+                       "does not run)")
+    first = calls[0].globals_now.get(name)
+    for c in calls:
+        if c.error or c.eager_result is None:
+            continue
+        if not leaves_equal(c.jit_result, c.eager_result):
+            return verdict(CONFIRMED, f"stale {name}: jit returned {short(c.jit_result)}, "
+                                      f"without jit {short(c.eager_result)}",
+                           StaleEvidence(name=name, traced_with=short(first),
+                                         value_now=short(c.globals_now.get(name)), call_line=c.line,
+                                         jit_result=short(c.jit_result),
+                                         eager_result=short(c.eager_result), calls=len(calls)))
+    changed = any(not leaves_equal(c.globals_now.get(name), first) for c in calls)
+    return verdict(NOT_REPRODUCED, f"every jitted call agreed with the call without jit",
+                   StaleEvidence(note=f"the program called it {len(calls)} time(s); {name} "
+                                      f"{'changed between calls' if changed else 'never changed'}"
+                                      f"; jit and eager agreed each time"))
+
+
+def _run_callers(job: Job) -> None:
+    """Module functions without parameters that call the flagged function by name (a
+    `main()` the program defines): run each once, as the program would."""
+    name = (job.f.get("function") or "").rsplit(".", 1)[-1]
+    for attr, value in list(vars(job.module).items()):
+        code = getattr(value, "__code__", None)
+        if code is None or os.path.realpath(code.co_filename) != os.path.realpath(job.path) \
+                or name not in code.co_names or code.co_argcount or attr.startswith("_"):
+            continue
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                value()
+        except Exception:  # noqa: BLE001 - what it called before failing still counts
+            continue
+
+
+def confirm_iterator(job: Job) -> Verdict:
+    def body(job, a, jitted, eager):
+        jax.clear_caches()
+        with job.watch() as w:
+            got = jitted(*a.args, **a.kwargs)
+        if not job.ran_line(w):
+            return None
+        with jax.disable_jit():
+            want = eager(*a.args, **a.kwargs)
+        if not _exactly_equal(got, want):
+            return verdict(CONFIRMED, f"jit returned {short(got)}, eager {short(want)}",
+                           f"the value was fixed at trace time: jit gave {short(got)}, "
+                           f"jax.disable_jit() gave {short(want)}")
+        # A random draw or a clock can agree once by chance: call again. Baked in = every
+        # jitted call returns the same value while the eager calls change.
+        jit_again = [jitted(*a.args, **a.kwargs) for _ in range(3)]
+        with jax.disable_jit():
+            eager_again = [eager(*a.args, **a.kwargs) for _ in range(7)]
+        if all(_exactly_equal(got, g) for g in jit_again) \
+                and not all(_exactly_equal(want, e) for e in eager_again):
+            return verdict(CONFIRMED, f"jit returned {short(got)} on every call",
+                           f"the value was fixed at trace time: 4 jitted calls all returned "
+                           f"{short(got)}; 8 calls under jax.disable_jit() gave different values")
+        return verdict(NOT_REPRODUCED, "jit and eager agree", f"both returned {short(got)}")
+
+    return concrete_runs(job, body)
+
+
+
+
+@dataclasses.dataclass
+class DiscardedEvidence(Evidence):
+    kind: ClassVar[str] = "discarded-update"
+    line: int = 0
+    name: str = ""
+    value: str = ""
+    runs: int = 0
+
+    def text(self) -> str:
+        return f"line {self.line} ran {self.runs} time(s); `{self.name}` was the same array " \
+               f"after it ({self.value}): the updated copy was dropped"
+
+
+def confirm_discarded_update(job: Job) -> Verdict:
+    """JAX302: the statement ran and the array it updates was the very same object after it."""
+    import ast as _ast
+
+    from jaxlint.confirm.verdicts.numerics import _hits
+    from jaxlint.confirm.verdicts.probe import MISSING, statement
+
+    stmt = statement(job.path, job.line)
+    base = None
+    for node in _ast.walk(stmt) if stmt is not None else ():
+        if isinstance(node, _ast.Attribute) and node.attr == "at" and isinstance(node.value, _ast.Name):
+            base = node.value.id
+            break
+    if base is None or not isinstance(stmt, _ast.Expr):
+        return verdict(COULD_NOT_RUN, "no discarded `x.at[...]` statement at the line")
+    hits = _hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+    for hit in hits:
+        before, after = hit.before.get(base, MISSING), hit.after.get(base, MISSING)
+        if before is MISSING or hit.raised:
+            continue
+        if after is before:
+            return verdict(CONFIRMED, f"`{base}` unchanged by line {job.line}",
+                           DiscardedEvidence(line=job.line, name=base, value=short(after),
+                                             runs=len(hits)))
+        return verdict(NOT_REPRODUCED, f"`{base}` changed at line {job.line}",
+                       DiscardedEvidence(note=f"`{base}` was rebound by the statement"))
+    return verdict(COULD_NOT_RUN, f"`{base}` held nothing when line {job.line} ran")
+
+
+def _exactly_equal(a, b) -> bool:
+    """Bit for bit: a clock read differs from the next one by less than allclose's tolerance."""
+    la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+    # Cast to the first one's dtype: jit returns float32 where Python returns a float.
+    return len(la) == len(lb) and all(
+        np.array_equal(np.asarray(x), np.asarray(y).astype(np.asarray(x).dtype), equal_nan=True)
+        for x, y in zip(la, lb))

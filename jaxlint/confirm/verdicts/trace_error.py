@@ -1,0 +1,155 @@
+"""Trace-time errors: the exception JAX raises at the flagged line while the program's function
+is traced as the program traces it (jit's abstract tracers, grad's JVP tracers over concrete
+values, or a plain call), with the arguments its call sites pass."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from jaxlint.confirm.target import excerpt, frame_lines, innermost_user_frame, raised_at
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
+                                           Job, Verdict, first_line, verdict)
+from jaxlint.jax_api import ERROR_WORDING
+
+# `jnp.zeros(n)` raises a plain TypeError: only its wording makes it a trace error.
+_SHAPE_ERROR = ERROR_WORDING["JAX207"][0]
+# Item assignment on a JAX array (JAX301) is a plain TypeError too.
+# Other errors JAX raises for a rule's pattern, measured on jax 0.10.2: `jax.nn.one_hot(x, n)`
+# with a traced n is a ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`.
+_ALSO_RAISES = {"JAX207": ("ConcretizationTypeError",)}
+_WORDING = {**ERROR_WORDING, "JAX301": ("does not support item assignment",
+                                        "immutable", "object does not support item assignment")}
+
+
+@dataclasses.dataclass
+class TraceErrorEvidence(Evidence):
+    """An exception at a line of the flagged function."""
+
+    kind: ClassVar[str] = "trace-error"
+    exception: str = ""
+    message: str = ""
+    line: int = 0
+    traceback: str = ""
+    how: str = ""  # "jax.jit(f).trace", "jax.jvp (as grad)", "a plain call", "import"
+
+    def text(self) -> str:
+        how = f" ({self.how})" if self.how else ""
+        return f"{self.exception}: {self.message}; raised at {self.traceback or f'line {self.line}'}{how}"
+
+
+_HOW = {"jit": "traced abstractly, as jit/vmap trace it", "jvp": "run under jax.jvp, as grad runs it",
+        "eager": "called plainly, as the program calls it"}
+
+
+def _record(job: Job, exc: BaseException) -> TraceErrorEvidence:
+    name = type(exc).__name__
+    return TraceErrorEvidence(exception=name, message=first_line(exc)[len(name) + 2:],
+                              line=job.line, traceback=excerpt(exc), how=_HOW.get(job.mode, ""))
+
+
+# ---------------------------------------------------------------------- recipes
+# The errors JAX raises on Python operations on traced values (see the confirm-mode notes).
+_TRACE_ERRORS = frozenset({"TracerBoolConversionError", "ConcretizationTypeError",
+                           "TracerIntegerConversionError", "TracerArrayConversionError",
+                           "NonConcreteBooleanIndexError", "UnexpectedTracerError"})
+
+
+def _is_trace_error(exc: BaseException) -> bool:
+    return type(exc).__name__ in _TRACE_ERRORS or _SHAPE_ERROR in str(exc)
+
+
+def is_expected(job: Job, exc: BaseException) -> bool:
+    """The exception class the rule predicts, exactly (a subclass is another error: JAX's
+    TracerBoolConversionError is a ConcretizationTypeError, but not the one `int(x)` raises)."""
+    expected = job.confirm.get("expected")
+    also = tuple(job.confirm.get("also_raises") or ()) + _ALSO_RAISES.get(job.f.get("code"), ())
+    if type(exc).__name__ != expected:
+        # The rule's other predicted errors (`jax.nn.one_hot(x, n)` with a traced n raises a
+        # ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`).
+        return type(exc).__name__ in also
+    # `jnp.zeros(n)` raises a plain TypeError: only its wording tells it from other TypeErrors.
+    wording = _WORDING.get(job.f.get("code"))
+    # Wording tells apart only the generic classes; JAX's own classes say it by their name.
+    if wording is not None and expected in ("TypeError", "ValueError", "IndexError") and not any(w in str(exc) for w in wording):
+        return False
+    return True
+
+
+def _applied_only(job: Job, ran: str) -> Verdict:
+    """The flagged line applies a transform (`jax.grad(f)`, `jax.vmap(f, in_axes)`); JAX
+    raises only when the result is called. The line running cleanly shows nothing."""
+    return verdict(COULD_NOT_RUN, f"line {job.line} applies the transform; no call of the result "
+                                  f"raised there",
+                   f"{ran} without error, as applying a transform does; JAX raises "
+                   f"{job.confirm.get('expected')} when the result is called, and no call at "
+                   f"line {job.line} did")
+
+
+def confirm(job: Job) -> Verdict:
+    expected = job.confirm.get("expected")
+    if not expected:
+        return verdict(COULD_NOT_RUN, "the rule gave no expected exception")
+    if not job.f.get("function"):
+        # Module-level code ran at import, which succeeded (a failure goes to import_verdict).
+        watch = job.state["import_watch"]
+        ran = watch.ran(job.line, job.end_line)
+        for exc in watch.raised:
+            if is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line):
+                record = _record(job, exc)
+                record.how = "while importing; the program caught it"
+                return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line} during import",
+                               record)
+        if ran and job.confirm.get("on_call"):
+            return _applied_only(job, f"it ran {ran} time(s) while importing")
+        if ran:
+            return verdict(NOT_REPRODUCED, f"line {job.line} ran at import without error",
+                           f"module-level line {job.line} ran {ran} time(s) while importing; "
+                           f"expected {expected}")
+        return verdict(COULD_NOT_RUN, f"module-level line {job.line} never ran",
+                       "it did not run at import (an `if __name__ == \"__main__\":` block "
+                       "does not run)")
+    entry = job.entry()
+    sig, is_method, static, jitted, _ = job.callables(entry)
+    tried, ran_clean, last_err, mismatch = [], None, None, None
+    for a in job.args_list(entry, sig, is_method, static, concrete=False):
+        tried.append(a.shapes)
+        with job.watch() as w:
+            try:
+                jitted.trace(*a.args, **a.kwargs)
+                exc = None
+            except Exception as e:  # noqa: BLE001 - user code raises anything
+                exc = e
+        if exc is not None:
+            lines = frame_lines(exc, job.path, job.key)
+            if is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line, job.key):
+                return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line}",
+                               _record(job, exc), a.shapes)
+            if mismatch is None and job.ran_line(w) and _is_trace_error(exc):
+                # The line ran, and JAX raised a trace error, but not this one or not here.
+                mismatch = (exc, a.shapes)
+            last_err = (exc, a.shapes, lines)
+        elif job.ran_line(w):
+            ran_clean = ran_clean or a.shapes
+    if ran_clean and job.confirm.get("on_call"):
+        return _applied_only(job, f"it ran while tracing with {ran_clean}")
+    if ran_clean:
+        return verdict(NOT_REPRODUCED, f"traced without error; line {job.line} ran",
+                       f"tried: {' | '.join(tried)}; expected {expected}", ran_clean)
+    if mismatch is not None:
+        exc, shapes = mismatch
+        frame = innermost_user_frame(exc)
+        where = frame.where() if frame is not None else "inside JAX"
+        return verdict(NOT_REPRODUCED, f"line {job.line} ran; {type(exc).__name__} came from "
+                                       f"{where}, not {expected} from line {job.line}",
+                       f"{first_line(exc)}; raised at {excerpt(exc) or where}", shapes)
+    if last_err is not None:
+        exc, shapes, lines = last_err
+        where = f"at line {lines[-1]}" if lines else "outside the flagged function"
+        summary = f"no argument shapes reached line {job.line}" if entry.direct else \
+            f"the enclosing `{entry.code.co_name}` did not reach line {job.line}"
+        return verdict(COULD_NOT_RUN, summary,
+                       f"last error {where}: {first_line(exc)}; tried: {' | '.join(tried)}", shapes)
+    return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
+
+

@@ -1,0 +1,134 @@
+"""Code that runs once per trace, not once per call: a print at trace time (JAX101)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import sys
+import time
+import types
+import dataclasses
+from typing import Any, Callable, ClassVar, Optional
+
+import jax
+import numpy as np
+
+from jaxlint.confirm.target import code_key
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+
+
+class _LineStream(io.StringIO):
+    """Captures output, keeping apart what the flagged lines of the target function wrote."""
+
+    def __init__(self, job: Job):
+        super().__init__()
+        self.job = job
+        self.here: list[str] = []
+
+    def write(self, text):
+        frame = sys._getframe(1)
+        for _ in range(40):
+            if frame is None:
+                break
+            if code_key(frame.f_code) == self.job.key \
+                    and self.job.line <= frame.f_lineno <= self.job.end_line:
+                self.here.append(text)
+                break
+            frame = frame.f_back
+        return super().write(text)
+
+
+def confirm_print(job: Job) -> Verdict:
+    """The flagged statement runs once per trace: count how often its line runs in 3 jitted
+    calls against 3 calls under jax.disable_jit(), and show what it wrote."""
+    calls = 3
+
+    def body(job, a, jitted, eager):
+        jax.clear_caches()  # the trace cache spans jit wrappers: a cached trace prints nothing
+        out, err = _LineStream(job), _LineStream(job)
+        with job.watch() as w, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            for _ in range(calls):
+                jax.block_until_ready(jitted(*a.args, **a.kwargs))
+            jax.effects_barrier()
+        n_jit = job.ran_line(w)
+        if not n_jit:
+            return None
+        e_out, e_err = _LineStream(job), _LineStream(job)
+        with job.watch() as w_eager, jax.disable_jit(), \
+                contextlib.redirect_stdout(e_out), contextlib.redirect_stderr(e_err):
+            for _ in range(calls):
+                eager(*a.args, **a.kwargs)
+        n_eager = job.ran_line(w_eager)
+        written = "".join(out.here + err.here).strip().splitlines()
+        # Output of the line itself, and of everything: a staged effect (jax.debug.print) runs
+        # its line once but prints on every call, from the runtime rather than from the line.
+        here_jit, here_eager = len(written), len("".join(e_out.here + e_err.here).strip().splitlines())
+        total_jit = len((out.getvalue() + err.getvalue()).strip().splitlines())
+        total_eager = len((e_out.getvalue() + e_err.getvalue()).strip().splitlines())
+        shown = f"; it wrote {written[0][:120]!r}" if written else \
+            "; it wrote nothing to stdout/stderr"
+        tracer = " (a tracer, not a value)" if written and TRACER.search(written[0]) else ""
+        counts = f"line {job.line} ran {n_jit} time(s) in {calls} jitted calls, {n_eager} " \
+                 f"without jit{shown}{tracer}"
+        if not here_eager and not here_jit:
+            # A line that writes nothing runs once per trace too: that is not this pitfall.
+            return verdict(NOT_REPRODUCED, f"line {job.line} wrote nothing", counts)
+        counts += f"; output lines: {total_jit} under jit, {total_eager} without"
+        once = here_jit < here_eager and total_eager - total_jit >= here_eager - here_jit
+        if once:
+            times = "once" if n_jit == 1 else f"{n_jit} times"
+            return verdict(CONFIRMED, f"ran {times} in {calls} calls", counts)
+        return verdict(NOT_REPRODUCED, f"ran on every call ({n_jit} times in {calls} calls)", counts)
+
+    return concrete_runs(job, body)
+
+
+
+
+@dataclasses.dataclass
+class UnrollEvidence(Evidence):
+    kind: ClassVar[str] = "unrolled-loop"
+    line: int = 0
+    iterations: int = 0  # runs of the loop header in one trace
+    traces: int = 0
+
+    def text(self) -> str:
+        return f"line {self.line} ran {self.iterations} times while the function was traced " \
+               f"{self.traces} time(s): each iteration is staged into the program"
+
+
+UNROLLED = 100  # the rule's threshold: a loop of 100+ iterations
+
+
+def confirm_unrolled(job: Job) -> Verdict:
+    """JAX407: the loop header ran 100+ times within one trace of the program's function."""
+    if job.key is None:
+        return verdict(COULD_NOT_RUN, "the loop is not in a function")
+    watch = job.state["import_watch"]
+    runs = watch.ran(job.line, job.line, job.key)
+    name = (job.f.get("function") or "").rsplit(".", 1)[-1]
+    traces = sum(n for fn, n in job.state["compiles"].items() if str(fn)[4:-1] == name)
+    if not runs:
+        entry = job.entry()
+        sig, is_method, static, jitted, _ = job.callables(entry)
+        for a in job.args_list(entry, sig, is_method, static, concrete=False):
+            jax.clear_caches()
+            with job.watch() as w:
+                try:
+                    jitted.trace(*a.args, **a.kwargs)
+                except Exception:  # noqa: BLE001 - the runs so far still count
+                    pass
+            runs, traces = job.ran_line(w), 1
+            if runs:
+                job.shapes_used = a.shapes
+                break
+    if not runs:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+    per_trace = runs // max(1, traces)
+    record = UnrollEvidence(line=job.line, iterations=per_trace, traces=max(1, traces))
+    if per_trace > UNROLLED:
+        return verdict(CONFIRMED, f"the loop ran {per_trace} times in one trace", record)
+    return verdict(NOT_REPRODUCED, f"the loop ran {per_trace} times per trace", record)
