@@ -16,6 +16,7 @@ from typing import Any, Callable, ClassVar, Optional
 import jax
 import numpy as np
 
+from jaxlint.confirm.target import LineWatch
 from jaxlint.confirm.verdicts import jit_watch
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
 
@@ -252,9 +253,13 @@ def _made_in_run(job: Job):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
         how = f"calling {job.f.get('function')} once, as the program calls it"
+        probe = (job.state.get("probes") or {}).get(job.f.get("_index"))
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            line_watch = LineWatch(job.path)
+            if probe is not None:
+                line_watch.add_probe(probe)
             try:
-                with contextlib.redirect_stdout(io.StringIO()):
+                with line_watch, contextlib.redirect_stdout(io.StringIO()):
                     eager(*a.args, **a.kwargs)
             except CompileBudget:
                 pass

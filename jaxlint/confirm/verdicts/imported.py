@@ -87,7 +87,8 @@ def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
                                compile_count.CompileEvidence(
                                    compiles=len(misses), calls=len(misses), how="importing",
                                    miss=misses[min(1, len(misses) - 1)].strip(),
-                                   note=f"the import was stopped by the compile limit ({exc})"))
+                                   note=f"the import was stopped by the compile limit ({exc}); "
+                                        f"{len(misses)} cache misses were at line {line}"))
         where = compile_count.last_miss_line(path, state["misses"])
         return verdict(COULD_NOT_RUN, "import stopped by the compile limit",
                        f"{exc} while importing, "

@@ -196,6 +196,7 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
     leak = {(f.get("confirm") or {}).get("global_name") for f in findings
             if (f.get("confirm") or {}).get("kind") == "leak"} - {None}
     lines = {n for f in findings if f.get("code") in ("JAX401", "JAX402")
+             or (f.get("confirm") or {}).get("kind") == "overhead"
              for n in range(f["line"], max(f.get("end_line") or f["line"], f["line"]) + 1)}
     if not stale and not lines and not leak:
         return None

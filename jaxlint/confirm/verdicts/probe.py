@@ -110,7 +110,7 @@ def probes_for(path: str, findings: list[dict]) -> dict[int, Probe]:
     """A probe per probed finding (by its index), and one per line linked to a JAX701 finding."""
     out = {}
     for i, f in enumerate(findings):
-        if f.get("code") not in PROBED:
+        if f.get("code") not in PROBED and (f.get("confirm") or {}).get("kind") != "overhead":
             continue
         line = f["line"]
         stmt = statement(path, line)

@@ -72,15 +72,17 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
         if failed_here else ""
     module = confirm.get("removed_module")
     name = confirm.get("removed")
-    source = "".join(linecache.getline(path, n) for n in range(line, end_line + 1)) if path else ""
+    source = "".join(_code_only(linecache.getline(path, n)) for n in range(line, end_line + 1)) \
+        if path else ""
     tail = (name or module or "").rsplit(".", 1)[-1]
     # The line must use the removed name itself: `jax.tree_map`, or an import of it; a name
     # that only ends the same (`from jax.tree_util import tree_map`) is another API.
     dotted = ".".join((name or module or "").split(".")[-2:])
     parts = (name or module or "").split(".")
-    # `jnp.alltrue` for jax.numpy.alltrue (aliases are common), `xla_bridge.get_backend` for
+    # `jnp.alltrue` for jax.numpy.alltrue (its alias varies), `jax.tree_map` (not
+    # `jax.tree_util.tree_map`), `xla_bridge.get_backend` for
     # jax.lib.xla_bridge.get_backend (jax.extend.backend.get_backend is another function).
-    prev = parts[-2] if len(parts) > 2 and parts[-2] not in ("numpy", "jax") else ""
+    prev = parts[-2] if len(parts) >= 2 and parts[-2] != "numpy" else ""
     uses = re.search(rf"{re.escape(prev)}\.\s*{re.escape(tail)}\b", source) or (
         re.match(r"\s*(import|from)\b", source) and re.search(rf"\b{re.escape(tail)}\b", source))
     if module:
@@ -113,6 +115,19 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
                    "the finding carries neither `removed` nor `removed_module`")
 
 
+
+
+def _code_only(text: str) -> str:
+    """The line without its comment (a comment may name the removed API)."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    comments = [t for t in tokens if t.type == tokenize.COMMENT]
+    return text[:comments[0].start[1]] + "\n" if comments else text
 
 
 def _imported(source: str) -> set[str]:

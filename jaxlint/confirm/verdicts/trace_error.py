@@ -94,6 +94,10 @@ def confirm(job: Job) -> Verdict:
         # Module-level code ran at import, which succeeded (a failure goes to import_verdict).
         watch = job.state["import_watch"]
         ran = watch.ran(job.line, job.end_line)
+        failed = job.state.get("import_error")
+        if failed is not None and raised_at(failed, job.path, job.line, job.end_line):
+            return verdict(NOT_REPRODUCED, f"line {job.line} raised {type(failed).__name__}, not "
+                                           f"the predicted {expected}", _record(job, failed))
         for exc in watch.raised:
             if is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line):
                 record = _record(job, exc)
