@@ -175,12 +175,46 @@ def _run_jobs(jobs: list[dict], device: str, timeout: float) -> tuple[list[list[
                     env=env, start_new_session=True)
             # The worker has its own session, so Ctrl-C does not reach it: on SIGINT /
             # SIGTERM the parent kills its process group and removes the folder.
-            with processes.cleanup(processes.remove_tree(workdir)), \
-                    processes.cleanup(processes.kill_process_group(proc.pid)):  # runs first
-                index, device_name = _serve(proc, workdir, index, jobs, results, timeout,
-                                            log_path, device_name)
+            stop = _stop_all(proc.pid, workdir)
+            try:
+                with processes.cleanup(processes.remove_tree(workdir)), \
+                        processes.cleanup(stop):  # runs first
+                    index, device_name = _serve(proc, workdir, index, jobs, results, timeout,
+                                                log_path, device_name)
+            except BaseException:
+                # A closed pipe, an error, a signal outside handling_signals: no worker stays.
+                stop()
+                raise
     return [r if r is not None else _could_not_run(len(j["findings"]), "no result")
             for r, j in zip(results, jobs)], device_name
+
+
+def _stop_all(pid: int, workdir: str):
+    """Kill the worker's process group, and the group of each fork it made (a fork has its
+    own, so that a hang is killed with its children)."""
+    kill_worker = processes.kill_process_group(pid)
+
+    def stop() -> None:
+        forks = []
+        try:
+            names = os.listdir(workdir)
+        except OSError:
+            names = []
+        for name in names:
+            if name.endswith(".json.pid"):
+                try:
+                    with open(os.path.join(workdir, name), encoding="utf-8") as fh:
+                        forks.append(json.load(fh)["pid"])
+                except (OSError, ValueError, KeyError):
+                    continue
+        for fork in forks:
+            try:
+                os.killpg(fork, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        kill_worker()
+
+    return stop
 
 
 def _kill(proc: subprocess.Popen) -> None:

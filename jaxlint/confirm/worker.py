@@ -362,6 +362,8 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)  # no atexit handlers of user code, no jax shutdown
+    # The parent's cleanup reads this: the fork is not in the worker's process group.
+    _write(out_path + ".pid", {"pid": pid})
     deadline = time.monotonic() + timeout
     delay = 0.001
     while True:

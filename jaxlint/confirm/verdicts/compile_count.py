@@ -220,6 +220,10 @@ def confirm(job: Job) -> Verdict:
                                             f"the rest earlier in the same run)"), shapes)
     seen = f"; the call used {len(distinct)} signature(s): " \
         f"{' | '.join(', '.join(d) for d in distinct[:2])}" if distinct else ""
+    if n == 0 and ran == 1:
+        return verdict(NOT_REPRODUCED, f"line {job.line} ran once: one compile at most",
+                       CompileEvidence(compiles=0, calls=1, how=how,
+                                       note=f"ran {how}; line {job.line} ran once{seen}"), shapes)
     if n == 0:
         # Zero compiles proves nothing: the call never compiled here (or a warm cache served it).
         return verdict(COULD_NOT_RUN, f"no compile at line {job.line}",

@@ -1,0 +1,105 @@
+"""SIGTERM / SIGINT during `jaxlint --confirm` leave no process and no temporary folder behind:
+not the worker, not the fork confirming the file (it has its own process group), not a
+process the user's code started."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jax")
+
+SLOW = '''import subprocess
+import sys
+import time
+
+import jax
+
+CHILD = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+
+
+@jax.jit
+def f(x):
+    if x > 0:
+        return x
+    return x
+
+
+time.sleep(600)
+'''
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    out, todo = set(), [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def _alive(pids) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    return alive
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp_path / "slow.py").write_text(SLOW)
+    env = {**os.environ, "TMPDIR": str(tmp), "JAX_PLATFORMS": "cpu",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "--no-cache", "--confirm", "slow.py"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        # Wait until the user's code runs in the fork: worker -> fork -> the sleeping child.
+        deadline = time.monotonic() + 90
+        seen: set[int] = set()
+        while time.monotonic() < deadline:
+            seen |= _descendants(proc.pid)
+            if len(seen) >= 3:
+                break
+            time.sleep(0.1)
+        assert len(seen) >= 3, "the worker, its fork and the user's child did not start"
+        time.sleep(0.3)
+        seen |= _descendants(proc.pid)
+        os.kill(proc.pid, signum)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == exit_code, err.decode()
+    assert "Traceback" not in err.decode()
+    time.sleep(0.2)
+    assert _alive(seen) == []
+    assert list(tmp.iterdir()) == []
