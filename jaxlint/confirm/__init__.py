@@ -46,7 +46,8 @@ def confirm_findings(findings: list[Finding], *, device: str = "auto", timeout: 
     """The same findings with a `verdict` each, and the device the worker used.
 
     `texts` gives the code to run for paths that are not (or not as linted) on disk: the
-    text read from stdin, keyed by the name it was linted under."""
+    text read from stdin, keyed by the name it was linted under; for a `.ipynb` name, the
+    notebook's JSON (an editor's unsaved notebook)."""
     if importlib.util.find_spec("jax") is None:
         raise ConfirmUnavailable(INSTALL_HINT)
     if not findings:
@@ -78,11 +79,9 @@ def _job(path: str, findings: list[Finding], text: Optional[str]):
     job: dict[str, Any] = {"path": os.path.abspath(path), "findings": []}
     where = None
     run_findings = findings
-    if text is not None:
-        job["source"] = text
-    elif path.endswith(".ipynb"):
+    if path.endswith(".ipynb"):
         try:
-            text, where = sources.notebook_module(path)
+            text, where = sources.notebook_module(path, text)
         except ValueError as exc:
             for f in findings:
                 job["findings"].append(_finding(f, {}, f"cannot read the notebook: {exc}"))

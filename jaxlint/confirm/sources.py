@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, Optional
 
 from jaxlint import notebook
 from jaxlint.finding import Diagnostic, Finding
@@ -18,10 +18,11 @@ from jaxlint.finding import Diagnostic, Finding
 Where = list[tuple[int, int]]
 
 
-def notebook_module(path: str) -> tuple[str, Where]:
-    """The Python of the notebook's code cells, in order, and where each line came from.
+def notebook_module(path: str, data: Optional[str] = None) -> tuple[str, Where]:
+    """The Python of the notebook's code cells, in order, and where each line came from: from
+    `data` (the notebook's JSON, as an editor holds it unsaved) when given, else from the file.
     Raises ValueError when the notebook cannot be read."""
-    nb = notebook.load(path)
+    nb = notebook.load(path, data.encode("utf-8") if data is not None else None)
     if isinstance(nb, Diagnostic):
         raise ValueError(nb.message)
     lines: list[str] = []

@@ -11,6 +11,7 @@ mode's own cleanup kills its JAX worker.
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import uuid
 from typing import Any, Optional
@@ -29,13 +30,12 @@ async def confirm_finding(ls, uri: str = "", code: str = "", line: int = 0, col:
     finding = next((f for f in (pub.findings if pub else ()) if (f.code, f.line, f.col) == (code, line, col)), None)
     if finding is None:
         return {"verdict": "could not run", "summary": f"no {code} finding at line {line}, column {col} of {uri}"}
-    if pub.cell is not None:
-        return {"verdict": "could not run",
-                "summary": "confirm runs on files; for a notebook, run `jaxlint check --confirm` on it"}
+    # A notebook cell: confirm runs the notebook's code cells, in order, as the editor has them.
+    text = _notebook_json(ls, pub) if pub.cell is not None else pub.text
     target = ls.targets.get(pub.target)
     token = await _progress(ls, f"jaxlint: confirming {code} under JAX")
     try:
-        verdict = await _run(ls, token, finding, pub.path, pub.text, ls.confirm_timeout)
+        verdict = await _run(ls, token, finding, pub.path, text, ls.confirm_timeout)
     finally:
         if token is not None:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
@@ -43,6 +43,15 @@ async def confirm_finding(ls, uri: str = "", code: str = "", line: int = 0, col:
         target.verdicts[_verdict_key(finding, pub.lines)] = {**verdict, "uri": uri}
         ls.republish(pub.target)
     return verdict
+
+
+def _notebook_json(ls, pub) -> str:
+    """The notebook as the editor holds it, as .ipynb JSON: its published code cells in order,
+    the cells between them as empty markdown (only their numbers matter)."""
+    code = {p.cell: p.text for p in ls.published.values() if p.target == pub.target and p.cell}
+    cells = [{"cell_type": "code", "source": code[n]} if n in code else
+             {"cell_type": "markdown", "source": ""} for n in range(1, max(code) + 1)]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 async def _progress(ls, title: str) -> Optional[str]:
