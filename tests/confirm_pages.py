@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -66,13 +67,24 @@ def _statement_lines(tree: ast.Module) -> list[int]:
     return sorted(lines)
 
 
-def decoys(path: str, text: str, code: str, template: Optional[Finding]) -> list[Finding]:
-    """A finding of `code` at each statement line of a fine example."""
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*|\d+", text.split("#")[0]))
+
+
+def decoys(path: str, text: str, code: str, template: Optional[Finding],
+           bad_lines: list[str], limit: Optional[int] = None) -> list[Finding]:
+    """A finding of `code` at the statement lines of a fine example; with `limit`, only at the
+    lines most like the Example's flagged lines (the fix of the flagged line, usually)."""
     tree = ast.parse(text)
     funcs = _functions(tree)
     confirm = dict(template.confirm) if template is not None else {}
+    lines = _statement_lines(tree)
+    if limit is not None:
+        source = text.splitlines()
+        want = set().union(*(_words(b) for b in bad_lines)) if bad_lines else set()
+        lines = sorted(sorted(lines, key=lambda n: -len(_words(source[n - 1]) & want))[:limit])
     out = []
-    for line in _statement_lines(tree):
+    for line in lines:
         inside = [f for f in funcs if f[0] <= line <= f[1] and line != f[0]]
         fn = inside[-1] if inside else None
         out.append(Finding(path=path, line=line, col=1, end_line=line, end_col=1, code=code,
@@ -81,12 +93,13 @@ def decoys(path: str, text: str, code: str, template: Optional[Finding]) -> list
     return out
 
 
-def page_cases(folder: str, codes=None) -> list[Case]:
+def page_cases(folder: str, codes=None, limit: Optional[int] = None) -> list[Case]:
     """Write every page's examples under `folder`, lint the bad ones, make decoys for the fine."""
     cases = []
     for code in sorted(codes or all_rules()):
         blocks = code_blocks(page_text(code) or "")
         template = None
+        bad_lines: list[str] = []
         for i, text in enumerate(blocks.get("Example", [])):
             path = os.path.join(folder, f"{code}_bad_{i}.py")
             Path(path).write_text(text, encoding="utf-8")
@@ -94,9 +107,11 @@ def page_cases(folder: str, codes=None) -> list[Case]:
             found = [f for f in lint_string(text, path=path, select=["JAX"])
                      if (f.line, f.code) in marked and f.code == code]
             template = template or (found[0] if found else None)
+            bad_lines += [text.splitlines()[f.line - 1] for f in found]
             cases.append(Case(code, "bad", i, path, found))
         for i, text in enumerate(blocks.get("Use instead", [])):
             path = os.path.join(folder, f"{code}_fine_{i}.py")
             Path(path).write_text(text, encoding="utf-8")
-            cases.append(Case(code, "fine", i, path, decoys(path, text, code, template)))
+            cases.append(Case(code, "fine", i, path,
+                              decoys(path, text, code, template, bad_lines, limit)))
     return cases

@@ -387,7 +387,9 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
 
 def _device(jax) -> dict:
     devices = jax.devices()
-    return {"device": devices[0].device_kind or devices[0].platform}
+    return {"device": devices[0].device_kind or devices[0].platform,
+            "platform": {"backend": jax.default_backend(), "device_kind": str(devices[0].device_kind),
+                         "jax": jax.__version__}}
 
 
 def main(argv: list[str]) -> int:
@@ -413,7 +415,11 @@ def main(argv: list[str]) -> int:
                {"error": f"starting the backend {why}"})
         return 1
     with open(probe, encoding="utf-8") as fh:
-        device = json.load(fh)["device"]
+        probed = json.load(fh)
+    device = probed["device"]
+    # Every verdict names it; the forks need not start a backend to say it.
+    from jaxlint.confirm.verdicts import base
+    base.set_platform(probed["platform"])
     _write(os.path.join(workdir, f"ready-{start}.json"), {"device": device})
     jobs, timeout = spec["jobs"], spec["timeout"]
     for index in range(start, len(jobs)):

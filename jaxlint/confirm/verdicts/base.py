@@ -99,6 +99,11 @@ def _why(text: str) -> str:
 _PLATFORM: dict[str, str] = {}
 
 
+def set_platform(info: dict[str, str]) -> None:
+    """The worker asks one fork which backend JAX starts; every verdict then names it."""
+    _PLATFORM.update(info)
+
+
 def platform() -> dict[str, str]:
     """Where the verdict ran: jax.default_backend() and the first device's kind."""
     if not _PLATFORM:
