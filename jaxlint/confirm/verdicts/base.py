@@ -345,7 +345,8 @@ def _as_program_runs(fn, mode: str, traced, sig):
         if mode == "eager":
             return fn(*args, **kwargs)
         idx = [i for i, a in enumerate(args)
-               if isinstance(a, (jax.Array, np.ndarray, float)) and np.issubdtype(np.result_type(a), np.floating)
+               if isinstance(a, (jax.Array, np.ndarray, float))
+               and np.issubdtype(np.result_type(a), np.floating)
                and (traced is None or (i < len(names) and names[i] in traced))]
 
         def diff(*primals):

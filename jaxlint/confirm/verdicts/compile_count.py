@@ -8,17 +8,16 @@ import io
 import os
 import re
 import sys
-import time
-import types
 import dataclasses
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 import jax
 import numpy as np
 
 from jaxlint.confirm.target import LineWatch
 from jaxlint.confirm.verdicts import jit_watch
-from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, CompileBudget,
+                                           Evidence, Job, Verdict, first_line, verdict)
 
 
 @dataclasses.dataclass

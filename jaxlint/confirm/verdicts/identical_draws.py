@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-import io
-import os
-import re
-import sys
-import time
-import types
-from typing import Any, Callable, Optional
+import dataclasses
+from typing import ClassVar
 
 import jax
-import numpy as np
 
-from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
+                                           Verdict, first_line, verdict)
+
+
+@dataclasses.dataclass
+class DrawEvidence(Evidence):
+    """Two draws, at the flagged sites, with the same key."""
+
+    kind: ClassVar[str] = "identical-draws"
+    first_line: int = 0
+    second_line: int = 0
+    key: str = ""
+    values: str = ""
 
 
 def confirm(job: Job) -> Verdict:
@@ -59,10 +63,11 @@ def confirm(job: Job) -> Verdict:
                 other["value"] == d["value"] else ""
             where = f"line {d['line']} drew twice" if other["line"] == d["line"] else \
                 f"line {other['line']} and line {d['line']} drew"
-            return verdict(CONFIRMED, f"{where} with the same key{same}",
-                           f"{other['fn']} at line {other['line']} -> {other['value']}; "
-                           f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})",
-                           shapes)
+            return verdict(CONFIRMED, f"{where} with the same key{same}", DrawEvidence(
+                first_line=other["line"], second_line=d["line"], key=d["key"],
+                values=f"{other['value']} / {d['value']}",
+                note=f"{other['fn']} at line {other['line']} -> {other['value']}; "
+                     f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})"), shapes)
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
                    f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)

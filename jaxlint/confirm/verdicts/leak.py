@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-import io
 import os
 import re
-import sys
-import time
 import types
 import dataclasses
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 import jax
-import numpy as np
 
 from jaxlint.confirm.target import code_span
-from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
+                                           Verdict, first_line, verdict)
 
 
 def _tracers_in(roots: list[tuple[str, Any]]) -> list[tuple[str, Any]]:

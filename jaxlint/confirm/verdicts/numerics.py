@@ -231,7 +231,7 @@ def confirm_clamped_index(job: Job) -> Verdict:
         return verdict(NOT_REPRODUCED, f"line {job.line} raised", record)
     if -size <= idx < size:
         return verdict(NOT_REPRODUCED, f"index {idx} is within {name}'s {size} elements", record)
-    record.note = f"no IndexError: JAX clamped, dropped or filled it" + (f"; {shown}" if shown else "")
+    record.note = "no IndexError: JAX clamped, dropped or filled it" + (f"; {shown}" if shown else "")
     return verdict(CONFIRMED, f"index {idx} on {size} elements ran without error", record)
 
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import inspect
 import io
 import os
 import re
 import sys
-import time
-import types
-from typing import Any, Callable, ClassVar, Optional
+from typing import ClassVar, Optional
 
 import jax
-import numpy as np
 
 import dataclasses
 import importlib
@@ -21,7 +16,8 @@ import linecache
 import importlib.util
 
 from jaxlint.confirm.target import raised_at
-from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
+                                           Verdict, first_line, verdict)
 
 
 def _resolve(dotted: str):
@@ -77,7 +73,6 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
     tail = (name or module or "").rsplit(".", 1)[-1]
     # The line must use the removed name itself: `jax.tree_map`, or an import of it; a name
     # that only ends the same (`from jax.tree_util import tree_map`) is another API.
-    dotted = ".".join((name or module or "").split(".")[-2:])
     parts = (name or module or "").split(".")
     # `jnp.alltrue` for jax.numpy.alltrue (its alias varies), `jax.tree_map` (not
     # `jax.tree_util.tree_map`), `xla_bridge.get_backend` for
@@ -96,21 +91,22 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
     if module:
         if not _module_exists(module):
             return verdict(CONFIRMED, f"{version} has no module {module}",
-                           f"importlib.util.find_spec({module!r}) is None in {version}{import_note}")
+                           RemovedEvidence(note=f"importlib.util.find_spec({module!r}) is None in "
+                                                f"{version}{import_note}"))
         return verdict(NOT_REPRODUCED, f"{version} still has module {module}",
-                       f"importlib.util.find_spec({module!r}) found it in {version}")
+                       RemovedEvidence(note=f"importlib.util.find_spec({module!r}) found it in {version}"))
     if name:
         present, missing, exc = _resolve(name)
         if not present:
             what = name if missing == name else f"{missing} (so no {name})"
             jax_says = f"; getattr says {first_line(exc)}" if exc is not None else ""
             return verdict(CONFIRMED, f"{version} has no {name}",
-                           f"{version} has no {what}{jax_says}{import_note}")
+                           RemovedEvidence(note=f"{version} has no {what}{jax_says}{import_note}"))
         return verdict(NOT_REPRODUCED, f"{version} still has {name}",
-                       f"{name} resolves in the installed {version}")
+                       RemovedEvidence(note=f"{name} resolves in the installed {version}"))
     if failed_here:
         return verdict(CONFIRMED, f"{type(import_error).__name__} at line {line}",
-                       first_line(import_error))
+                       RemovedEvidence(note=first_line(import_error)))
     return verdict(COULD_NOT_RUN, "the rule named no removed API",
                    "the finding carries neither `removed` nor `removed_module`")
 
@@ -119,7 +115,6 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
 
 def _code_only(text: str) -> str:
     """The line without its comment (a comment may name the removed API)."""
-    import io
     import tokenize
 
     try:

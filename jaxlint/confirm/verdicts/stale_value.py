@@ -4,21 +4,16 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import io
 import os
-import re
-import sys
-import time
-import types
 import dataclasses
-import functools
-from typing import Any, Callable, ClassVar, Optional
+from typing import ClassVar
 
 import jax
 import numpy as np
 
-from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
+                                           Verdict, concrete_runs, leaves_equal, short, verdict)
 
 
 @dataclasses.dataclass
@@ -80,7 +75,7 @@ def confirm_stale_global(job: Job) -> Verdict:
                                          jit_result=short(c.jit_result),
                                          eager_result=short(c.eager_result), calls=len(calls)))
     changed = any(not leaves_equal(c.globals_now.get(name), first) for c in calls)
-    return verdict(NOT_REPRODUCED, f"every jitted call agreed with the call without jit",
+    return verdict(NOT_REPRODUCED, "every jitted call agreed with the call without jit",
                    StaleEvidence(note=f"the program called it {len(calls)} time(s); {name} "
                                       f"{'changed between calls' if changed else 'never changed'}"
                                       f"; jit and eager agreed each time"))
@@ -113,8 +108,9 @@ def confirm_iterator(job: Job) -> Verdict:
             want = eager(*a.args, **a.kwargs)
         if not leaves_equal(got, want):  # jit's fused arithmetic may round differently
             return verdict(CONFIRMED, f"jit returned {short(got)}, eager {short(want)}",
-                           f"the value was fixed at trace time: jit gave {short(got)}, "
-                           f"jax.disable_jit() gave {short(want)}")
+                           StaleEvidence(jit_result=short(got), eager_result=short(want),
+                                         note=f"the value was fixed at trace time: jit gave "
+                                              f"{short(got)}, jax.disable_jit() gave {short(want)}"))
         # A random draw or a clock can agree once by chance: call again. Baked in = every
         # jitted call returns the same value while the eager calls change.
         jit_again = [jitted(*a.args, **a.kwargs) for _ in range(3)]
@@ -123,8 +119,10 @@ def confirm_iterator(job: Job) -> Verdict:
         if all(_exactly_equal(got, g) for g in jit_again) \
                 and not all(_exactly_equal(want, e) for e in eager_again):
             return verdict(CONFIRMED, f"jit returned {short(got)} on every call",
-                           f"the value was fixed at trace time: 4 jitted calls all returned "
-                           f"{short(got)}; 8 calls under jax.disable_jit() gave different values")
+                           StaleEvidence(jit_result=short(got), note=(
+                               f"the value was fixed at trace time: 4 jitted calls all returned "
+                               f"{short(got)}; 8 calls under jax.disable_jit() gave different "
+                               f"values")))
         return verdict(NOT_REPRODUCED, "jit and eager agree", f"both returned {short(got)}")
 
     return concrete_runs(job, body)

@@ -71,7 +71,8 @@ def is_expected(job: Job, exc: BaseException) -> bool:
     # `jnp.zeros(n)` raises a plain TypeError: only its wording tells it from other TypeErrors.
     wording = _WORDING.get(job.f.get("code"))
     # Wording tells apart only the generic classes; JAX's own classes say it by their name.
-    if wording is not None and expected in ("TypeError", "ValueError", "IndexError") and not any(w in str(exc) for w in wording):
+    if wording is not None and expected in ("TypeError", "ValueError", "IndexError") \
+            and not any(w in str(exc) for w in wording):
         return False
     return True
 

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import io
-import os
-import re
 import sys
-import time
-import types
 import dataclasses
-from typing import Any, Callable, ClassVar, Optional
+from typing import ClassVar
 
 import jax
-import numpy as np
 
 from jaxlint.confirm.target import code_key
-from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER, CompileBudget, Evidence, Job, Reason, Unrunnable, Verdict, concrete_runs, first_line, leaves_equal, short, verdict)
+from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER,
+                                           Evidence, Job, Verdict, concrete_runs, verdict)
+
+
+@dataclasses.dataclass
+class PrintEvidence(Evidence):
+    """How often the flagged line ran and wrote, in jitted calls and in calls without jit."""
+
+    kind: ClassVar[str] = "trace-time-print"
+    line: int = 0
+    jit_runs: int = 0
+    eager_runs: int = 0
+    calls: int = 0
+    output: str = ""
 
 
 class _LineStream(io.StringIO):
@@ -80,8 +87,13 @@ def confirm_print(job: Job) -> Verdict:
         once = here_jit < here_eager and total_eager - total_jit >= here_eager - here_jit
         if once:
             times = "once" if n_jit == 1 else f"{n_jit} times"
-            return verdict(CONFIRMED, f"ran {times} in {calls} calls", counts)
-        return verdict(NOT_REPRODUCED, f"ran on every call ({n_jit} times in {calls} calls)", counts)
+            return verdict(CONFIRMED, f"ran {times} in {calls} calls",
+                           PrintEvidence(line=job.line, jit_runs=n_jit, eager_runs=n_eager,
+                                         calls=calls, output=written[0][:120] if written else "",
+                                         note=counts))
+        return verdict(NOT_REPRODUCED, f"ran on every call ({n_jit} times in {calls} calls)",
+                       PrintEvidence(line=job.line, jit_runs=n_jit, eager_runs=n_eager, calls=calls,
+                                     note=counts))
 
     return concrete_runs(job, body)
 
