@@ -38,9 +38,14 @@ KNOWN = {
     ("recompile_training.py", 78, "JAX401"): "confirmed",
     ("impure_training.py", 91, "JAX105"): "confirmed",
     # params["w"]: a dict synthesized from the keys the body (and predict) subscripts.
-    ("impure_training.py", 50, "JAX101"): "confirmed",
-    ("impure_training.py", 48, "JAX102"): "confirmed",  # step_count moves once per trace
-    ("impure_training.py", 53, "JAX103"): "confirmed",
+    # logger.info at INFO with no handler configured: the program writes nothing.
+    ("impure_training.py", 50, "JAX101"): "not reproduced",
+    # step_count moves once per trace, but the program never calls train_step twice at import
+    # (confirm does not call it again itself): a number holds no tracer to find.
+    ("impure_training.py", 48, "JAX102"): "not reproduced",
+    # The program never calls train_step at import, and confirm never rebinds
+    # LEARNING_RATE itself: nothing shows the stale value.
+    ("impure_training.py", 53, "JAX103"): "could not run",
     ("impure_training.py", 55, "JAX102"): "confirmed",
     ("model.py", 71, "JAX201"): "confirmed",
     # pool's cache was warmed at line 62; line 71 still needs 3 compiled versions.
@@ -56,8 +61,10 @@ KNOWN = {
     ("prng_training.py", 76, "JAX502"): "confirmed",
     # Trainer(loss_fn) needs a callable to build `self`.
     ("recompile_patterns.py", 36, "JAX402"): "could not run",
-    # Timings are not re-measured.
-    ("timing_benchmark.py", 28, "JAX601"): "could not run",
+    # Timings are measured on the program's own run.
+    # Measured: the clock was read while `out` was still computing (timing: or not, on a
+    # machine that finished first).
+    ("timing_benchmark.py", 28, "JAX601"): ("confirmed", "not reproduced"),
     # `sizes` is a list of ints; the try-list builds arrays.
     ("prng_training.py", 21, "JAX502"): "could not run",
     # The list reaches jnp.mean while tracing: JAX's own wording, at the flagged line.
@@ -94,4 +101,5 @@ def test_every_fixture_finding_has_a_verdict_with_a_reason(fixture_verdicts):
 @pytest.mark.parametrize("key", sorted(KNOWN))
 def test_known_fixture_verdicts(fixture_verdicts, key):
     assert key in fixture_verdicts, f"{key} is no longer flagged: update KNOWN with the fixtures"
-    assert fixture_verdicts[key]["verdict"] == KNOWN[key], fixture_verdicts[key]
+    want = KNOWN[key] if isinstance(KNOWN[key], tuple) else (KNOWN[key],)
+    assert fixture_verdicts[key]["verdict"] in want, fixture_verdicts[key]

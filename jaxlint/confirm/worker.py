@@ -310,8 +310,10 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
             where = f" ({tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})" if tb else ""
             result = could_not_run("confirm mode failed", first_line(exc) + where)
         if import_error is not None and result.get("verdict") == COULD_NOT_RUN:
-            result["evidence"] = f"{result.get('evidence') or ''}; the import stopped with " \
-                                 f"{first_line(import_error)}".lstrip("; ")
+            # What stopped the import is the reason first (a missing package, a file).
+            first = _dict(imported.import_verdict(path, f, code, import_error, state))
+            first["evidence"] = f"{first.get('evidence') or ''}; then: {result.get('summary')}"
+            result = first
         if cell_errors and result.get("verdict") == COULD_NOT_RUN:
             failed = ", ".join(f"{type(e).__name__} at line {fr.line}" if (
                 fr := imported.innermost_user_frame(e)) is not None else str(e)

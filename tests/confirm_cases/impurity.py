@@ -50,3 +50,9 @@ def sum_iter(x):
 def set_scale(v):
     global SCALE
     SCALE = v
+
+
+# The program's own sequence: call, rebind through the setter, call again.
+scaled(1.0)
+set_scale(3.0)
+scaled(1.0)

@@ -64,3 +64,9 @@ def counted(x):
     global COUNT
     COUNT += 1
     return x + 1
+
+
+# The program runs its loops (confirm counts what they do) and calls `counted` three times.
+fresh_lambda(jnp.ones(3))
+for _ in range(3):
+    counted(1.0)

@@ -78,7 +78,7 @@ class Verdict:
 
 def verdict(kind: str, summary: str, evidence: Union[Evidence, str] = "", shapes: str = "") -> Verdict:
     if isinstance(evidence, str):
-        evidence = Reason(note=evidence, why=_why(summary + " " + evidence)) \
+        evidence = Reason(note=evidence or summary, why=_why(summary + " " + evidence)) \
             if kind == COULD_NOT_RUN else Evidence(note=evidence)
     return Verdict(kind, summary, evidence, shapes)
 
@@ -280,8 +280,7 @@ class Job:
             yield a
         if seen:
             return  # the program's own arguments: never ones it does not pass
-        # Concrete runs compile every eager op: a shorter try-list.
-        for step in range(synth.steps_for(fplan) if self.mode == "jit" else min(3, synth.steps_for(fplan))):
+        for step in range(synth.steps_for(fplan)):
             try:
                 a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method,
                                 namespace=vars(self.module))

@@ -219,6 +219,11 @@ def confirm(job: Job) -> Verdict:
                                             f"the rest earlier in the same run)"), shapes)
     seen = f"; the call used {len(distinct)} signature(s): " \
         f"{' | '.join(', '.join(d) for d in distinct[:2])}" if distinct else ""
+    if n == 0 and len(distinct) == 1 and calls:
+        return verdict(NOT_REPRODUCED, f"one signature at line {job.line}: no recompile",
+                       CompileEvidence(compiles=0, calls=len(calls), how=how,
+                                       note=f"ran {how}; every call at line {job.line} had the same "
+                                            f"cache key, compiled at most once{seen}"), shapes)
     if n == 0 and ran == 1:
         return verdict(NOT_REPRODUCED, f"line {job.line} ran once: one compile at most",
                        CompileEvidence(compiles=0, calls=1, how=how,

@@ -86,6 +86,9 @@ def _leak_error_here(job: Job, exc: BaseException) -> Optional[str]:
         m = _TRACED_FN.search(text)
         if m and _in_target(job, m.group("file"), int(m.group("line"))):
             chain = [ln.strip() for ln in text.splitlines() if "is referred to by" in ln]
+            name = job.confirm.get("global_name")
+            if name and not any(re.search(rf"\.{re.escape(name)}\b", ln) for ln in chain):
+                return None  # a leak, but into another global than the flagged line's
             return f"jax.checking_leaks(): Leaked trace while tracing {m.group('name')} at " \
                    f"{os.path.basename(m.group('file'))}:{m.group('line')}" + (
                        f"; {chain[-1]}" if chain else "")
@@ -135,6 +138,15 @@ def confirm(job: Job) -> Verdict:
         once = _runs_once(job, name, entry, sig, is_method, static, jitted, eager)
         if once is not None:
             return once
+        if name and isinstance(getattr(job.module, name, None), (int, float, str, bool)):
+            # A number cannot hold a tracer: only the program's calls show a counter moving
+            # once per trace, and it made fewer than two (the leak checker would say nothing).
+            return verdict(NOT_REPRODUCED, f"`{name}` holds no tracer",
+                           LeakEvidence(where=name, note=(
+                               f"after tracing {job.f.get('function')}, `{name}` holds "
+                               f"{getattr(job.module, name)!r}; the program made fewer than two "
+                               f"jitted calls, so it cannot show it moving once per trace")),
+                           a.shapes)
         jax.clear_caches()  # the leak checker fires only on a real trace
         checker = None
         try:
