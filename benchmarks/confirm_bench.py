@@ -1,6 +1,7 @@
 """Confirm 20 flagged files; the target is 2 x (jax import + 1 s) of wall time.
 
     python benchmarks/confirm_bench.py [--device cpu|auto] [--files 20] [--repeat 3]
+    python benchmarks/confirm_bench.py --pages   # every rule page's examples, time per file
 
 Also reports the confirm time per file with the jax import amortised: the run over N files
 minus the run over one file, divided by N - 1 (the worker's start, jax import included, is
@@ -71,12 +72,38 @@ def _confirm(paths, device):
     return time.perf_counter() - start, out, dev, findings
 
 
+def pages(device: str) -> int:
+    """Confirm the rule pages' examples (tests/confirm_pages.py) in one run: wall time, and the
+    time per file the worker measured (fork, import, recipes)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from confirm_pages import page_cases
+
+    with tempfile.TemporaryDirectory(prefix="jaxlint-bench-") as tmp:
+        cases = page_cases(tmp, limit=3)
+        findings = [f for c in cases for f in c.findings]
+        times = os.path.join(tmp, "times.txt")
+        os.environ["JAXLINT_CONFIRM_TIMES"] = times
+        start = time.perf_counter()
+        out, dev = confirm_findings(findings, device=device, timeout=60.0)
+        wall = time.perf_counter() - start
+        per_file = sorted(float(line.split()[0]) for line in Path(times).read_text().splitlines())
+    counts = Counter(f.verdict["verdict"] for f in out)
+    print(f"device: {dev}; files: {len(cases)}, findings: {len(findings)} ({dict(counts)})")
+    print(f"confirm wall time: {wall:.1f} s; per file: median {per_file[len(per_file) // 2] * 1000:.0f} ms, "
+          f"90th percentile {per_file[int(len(per_file) * 0.9)] * 1000:.0f} ms, "
+          f"max {per_file[-1] * 1000:.0f} ms")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--files", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pages", action="store_true")
     args = parser.parse_args()
+    if args.pages:
+        return pages(args.device)
     env = dict(os.environ)
     if args.device == "cpu":
         env["JAX_PLATFORMS"] = "cpu"
