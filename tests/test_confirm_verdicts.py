@@ -84,6 +84,10 @@ def verdicts():
 def test_verdict(verdicts, name):
     v = verdicts[name]
     _, want, record = CASES_BY_NAME[name]
+    if want == "not reproduced" and v["verdict"] == "could not run":
+        # A loaded machine may stop a decoy on its time limit: never "confirmed" is the claim.
+        assert v["record"]["why"] == "time", v
+        return
     assert v["verdict"] == want, v
     if record is not None:
         assert v["record"]["kind"] == record, v
