@@ -89,6 +89,8 @@ def _job(path: str, findings: list[Finding], text: Optional[str]):
         job["source"] = text
         job["cells"] = sources.cell_spans(where)
         run_findings = [sources.to_module_lines(f, where) for f in findings]
+    elif text is not None:
+        job["source"] = text
     root, modname = _package(path)
     if root is not None and text is None:
         job.update(package_root=root, modname=modname)
