@@ -20,6 +20,74 @@ def read_classes(model) -> None:
     # Classes in document order: a base defined above its subclass is done first.
     for info in model.classes:
         _read(model, info)
+    read_attributes(model)
+
+
+def read_attributes(model) -> None:
+    """Where each class's methods set `self.name`, so that the value analysis can say
+    what `self.name` holds (a list, a NumPy array, a number) in another method.
+
+    One pass over the file's assignments. An attribute also written some other way
+    (`obj.name = ...` outside the class, `self.name += 1`, a tuple target, `setattr`)
+    is not followed: its value is unknown.
+    """
+    if not model.classes:
+        return
+    _relate(model)
+    for node in model.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem):
+        t = type(node)
+        if t is cst.Assign:
+            plain = len(node.targets) == 1
+            targets = [tt.target for tt in node.targets]
+        elif t is cst.AnnAssign:
+            plain = node.value is not None
+            targets = [node.target]
+        elif t is cst.WithItem:
+            plain = False
+            targets = [node.asname.name] if node.asname is not None else []
+        else:
+            plain = False
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, cst.Attribute):
+                _attribute_write(model, target, plain)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    if isinstance(el.value, cst.Attribute):
+                        _attribute_write(model, el.value, False)
+    for call in model.calls_named("setattr"):
+        if call.args and isinstance(call.args[0].value, cst.Name):
+            klass = model.class_of_self(call.args[0].value)
+            if klass is not None:
+                klass.attributes_unfollowed.add("*")
+            else:
+                model.foreign_attribute_writes.add("*")
+
+
+def _attribute_write(model, target: cst.Attribute, plain: bool) -> None:
+    name = target.attr.value
+    klass = model.class_of_self(target.value) if isinstance(target.value, cst.Name) else None
+    if klass is None:
+        model.foreign_attribute_writes.add(name)
+    elif plain:
+        klass.attribute_sites.setdefault(name, []).append(target)
+    else:
+        klass.attributes_unfollowed.add(name)
+
+
+def _relate(model) -> None:
+    """Each class's relatives: the classes of this file it inherits from or that inherit
+    from it, transitively (a method of the base reads what a subclass sets)."""
+    family = {info: {info} for info in model.classes}
+    for info in model.classes:
+        for base in info.node.bases:
+            local = model.resolve_class(base.value)
+            if local is not None and local is not info and family[local] is not family[info]:
+                merged = family[local] | family[info]
+                for member in merged:
+                    family[member] = merged
+    for info in model.classes:
+        info.relatives = sorted(family[info], key=lambda c: model.order.get(c.node, 0))
 
 
 def _read(model, info: ClassInfo) -> None:

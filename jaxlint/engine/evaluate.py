@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
-from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
 
@@ -122,6 +122,10 @@ class _Evaluator(Flow):
         self.yields = False
         # The element value of each `for` loop's iterable, for the passes over its body.
         self.elements: dict[cst.For, object] = {}
+        # The value each `self.name = value` assigned, by its target, and the functions
+        # that read `self.name`, to run again when one of those values changes.
+        self.attribute_values: dict[cst.Attribute, Value] = {}
+        self.attribute_readers: dict[str, set[FunctionInfo]] = {}
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -455,6 +459,10 @@ class _Evaluator(Flow):
         if isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, None)
             return
+        if isinstance(target, cst.Attribute) and self.attribute_values.get(target) != v:
+            self.attribute_values[target] = v
+            for reader in self.attribute_readers.get(target.attr.value, ()):
+                self.mark_dirty(reader)
         # Attribute / Subscript targets: record the values of their parts.
         self.expr(target)
 
@@ -617,6 +625,10 @@ class _Evaluator(Flow):
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)
         attr = node.attr.value
+        if not base.traced and isinstance(node.value, cst.Name):
+            held = self.instance_attribute(node.value, attr)
+            if held is not None:
+                return held
         if attr in jax_api.STATIC_ATTRIBUTES and (base.array or base.maybe_tracer):
             return STATIC
         if base.shape is Shape.ARRAY:
@@ -640,6 +652,33 @@ class _Evaluator(Flow):
         if base.static and self.model.qualname(node) is not None:
             return STATIC  # jnp.float32, math.pi, a module attribute
         return STATIC if base.static else UNKNOWN
+
+    def instance_attribute(self, name: cst.Name, attr: str) -> Optional[Value]:
+        """What `self.attr` holds in a method, where every `self.attr = value` of the
+        class (and of its base classes and subclasses in this file) gives a value that
+        is known and not traced: a list, a NumPy array, a Python number, a concrete
+        array. None when the model does not know."""
+        klass = self.model.class_of_self(name)
+        if klass is None or attr in self.model.foreign_attribute_writes \
+                or "*" in self.model.foreign_attribute_writes:
+            return None
+        targets = []
+        for rel in klass.relatives or (klass,):
+            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
+                return None
+            targets.extend(rel.attribute_sites.get(attr, ()))
+        if not targets:
+            return None
+        if self.func is not None:
+            self.attribute_readers.setdefault(attr, set()).add(self.func)
+        values = [self.attribute_values.get(t) for t in targets]
+        if any(v is None for v in values):
+            return None  # a method not analysed yet: it will run this one again
+        v = join_all(values)
+        # A traced value stored on `self` is a leaked tracer: another error, not this model's.
+        if v.traced or (v.kind is Kind.UNKNOWN and v.shape is Shape.UNKNOWN):
+            return None
+        return v
 
     def field_value(self, base: Value, attr: str) -> Value:
         cls = base.cls
@@ -758,6 +797,8 @@ class _Evaluator(Flow):
                 if not in_abstract:
                     return CONCRETE_ARRAY
                 return TRACED_MASK if q in jax_api.BOOLEAN_FUNCTIONS else TRACED_ARRAY
+            if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS and not any(v.traced for v in args):
+                return NUMPY_ARRAY
             root = q.split(".")[0]
             if root in ("numpy", "math", "operator", "functools", "itertools", "string"):
                 return STATIC if all(v.static for v in args) else UNKNOWN
@@ -1106,6 +1147,8 @@ def _arith(a: Value, b: Value) -> Value:
     if a.static and b.static:
         if a.shape is b.shape and a.shape in (Shape.SCALAR, Shape.CONTAINER):
             return make(Kind.STATIC, a.shape)
+        if Shape.NUMPY in (a.shape, b.shape) and {a.shape, b.shape} <= {Shape.NUMPY, Shape.SCALAR}:
+            return NUMPY_ARRAY  # NumPy arithmetic with a Python number stays in NumPy
         return STATIC
     if a.array or b.array:
         return CONCRETE_ARRAY

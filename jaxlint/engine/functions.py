@@ -80,6 +80,13 @@ class ClassInfo:
     # A library's class (flax's TrainState): fields not listed static are children.
     library: bool = False
     fields: dict[str, FieldInfo] = field(default_factory=dict)
+    # Filled by `jaxlint.engine.classes.read_attributes`: the targets of the plain
+    # `self.name = value` statements in its methods, by attribute name, and the names
+    # also written in ways the model does not follow (`self.n += 1`, tuple targets).
+    attribute_sites: dict[str, list] = field(default_factory=dict)
+    attributes_unfollowed: set[str] = field(default_factory=set)
+    # Local base classes and subclasses: an attribute is read through any of them.
+    relatives: list["ClassInfo"] = field(default_factory=list)
 
 
 @dataclass(eq=False)
