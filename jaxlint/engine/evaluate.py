@@ -207,15 +207,23 @@ class _Evaluator(Flow):
         if not v.traced or v.shape is not Shape.UNKNOWN or v.cls is not None or not info.sites:
             return v
         shapes = set()
+        keys = set()
         for values in info.sites.values():
             given = dict(values)
             if p not in given:
                 return v
             shapes.add((given[p].shape, given[p].cls))
+            keys.add(tuple(k for k, _ in given[p].entries) if given[p].entries is not None else None)
         if len(shapes) == 1:
             shape, cls = shapes.pop()
             if shape in (Shape.BOX, Shape.CONTAINER):
-                return make(Kind.TRACED, shape, cls=cls)
+                # A list or tuple of the same length at every call (its positions are its
+                # keys): still a Python sequence in the trace, of traced leaves.
+                sequence = keys.pop() if len(keys) == 1 and cls is None else None
+                if sequence is not None and not all(isinstance(k, int) for k in sequence):
+                    sequence = None
+                entries = tuple((k, TRACED) for k in sequence) if sequence else None
+                return make(Kind.TRACED, shape, cls=cls, entries=entries)
             if shape is Shape.OBJECT and cls is not None:
                 # `step(Model(...), x)`: an object of a class of this file (an nnx Module),
                 # known only so that `model(x)` reaches `Model.__call__`.
