@@ -90,7 +90,54 @@ def _relate(model) -> None:
         info.relatives = sorted(family[info], key=lambda c: model.order.get(c.node, 0))
 
 
+_DATACLASS = "dataclasses.dataclass"
+
+
+def _read_hashing(model, info: ClassInfo) -> None:
+    """Whether instances hash: Python sets __hash__ to None for a class that defines
+    __eq__ (itself, or through `@dataclass` with eq=True) unless it is frozen or
+    defines __hash__."""
+    node = info.node
+    defined = {stmt.name.value for stmt in _body(node) if isinstance(stmt, cst.FunctionDef)}
+    assigned = {t.target.value for stmt in _body(node) if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body if isinstance(small, cst.Assign)
+                for t in small.targets if isinstance(t.target, cst.Name)}
+    if "__hash__" in defined or "__hash__" in assigned:
+        return
+    for dec in node.decorators:
+        expr = dec.decorator
+        call = expr if isinstance(expr, cst.Call) else None
+        if model.qualname(call.func if call is not None else expr) != _DATACLASS:
+            continue
+        options = {a.keyword.value: a.value for a in (call.args if call is not None else ())
+                   if a.keyword is not None}
+        if any(a.keyword is None for a in (call.args if call is not None else ())):
+            return
+        flags = {}
+        for name in ("eq", "frozen", "unsafe_hash"):
+            value = options.get(name)
+            if value is not None and not (isinstance(value, cst.Name) and value.value in ("True", "False")):
+                return  # not a literal: unknown
+            flags[name] = value is not None and value.value == "True" if name != "eq" else \
+                value is None or value.value == "True"
+        if flags["unsafe_hash"] or not flags["eq"]:
+            return
+        if flags["frozen"]:
+            info.frozen_dataclass = True
+        else:
+            info.unhashable = True
+        return
+    if "__eq__" in defined:
+        info.unhashable = True
+        return
+    for base in node.bases:  # a plain subclass inherits the base's __hash__
+        local = model.resolve_class(base.value)
+        if local is not None and local is not info and local.unhashable:
+            info.unhashable = True
+
+
 def _read(model, info: ClassInfo) -> None:
+    _read_hashing(model, info)
     node = info.node
     meta: set[str] = set()
     for dec in node.decorators:

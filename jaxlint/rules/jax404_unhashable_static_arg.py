@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
 
@@ -41,6 +42,7 @@ class UnhashableStaticArg(Rule):
                 if kind is None:
                     continue
                 fix = ("pass a tuple instead" if kind in ("a list", "a set") else
+                       "declare the class @dataclass(frozen=True)" if kind.endswith("that is not frozen)") else
                        "pass a hashable value (a tuple, a frozen dataclass)" if kind == "a dict" else
                        "pass it as a traced (non-static) argument, or as a tuple")
                 msg = (f"static argument `{param}` of `{callee.label}` gets {kind}, which is "
@@ -53,6 +55,15 @@ class UnhashableStaticArg(Rule):
         for t, kind in _LITERALS.items():
             if isinstance(expr, t):
                 return kind
+        klass = model.value(expr).cls
+        if klass is None and isinstance(expr, cst.Call):
+            klass = model.resolve_class(expr.func)
+        if klass is not None and getattr(klass, "unhashable", False):
+            return f"an instance of `{klass.name}` (a dataclass that is not frozen)"
+        if isinstance(expr, cst.Call) and klass is not None and klass.frozen_dataclass \
+                and any(model.value(a.value).array or model.value(a.value).shape is Shape.NUMPY
+                        for a in expr.args):
+            return f"a frozen `{klass.name}` holding an array"
         if isinstance(expr, cst.Call):
             q = model.qualname(expr.func)
             if q in _BUILTINS:
