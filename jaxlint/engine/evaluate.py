@@ -126,6 +126,7 @@ class _Evaluator(Flow):
         # that read `self.name`, to run again when one of those values changes.
         self.attribute_values: dict[cst.Attribute, Value] = {}
         self.attribute_readers: dict[str, set[FunctionInfo]] = {}
+        self.returning: dict[FunctionInfo, bool] = {}
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -810,6 +811,13 @@ class _Evaluator(Flow):
             root = q.split(".")[0]
             if root in ("numpy", "math", "operator", "functools", "itertools", "string"):
                 return STATIC if all(v.static for v in args) else UNKNOWN
+        if in_abstract and q is None:
+            compiled = self.compiled_callee(node.func)
+            if compiled is not None:
+                self.helper_call(node, args)
+                if compiled.returns is SCALAR and not self.returns_a_value(compiled):
+                    return SCALAR  # None, as a function without `return x` gives
+                return _transformed_output(compiled.returns)
         klass = self.model.resolve_class(node.func)
         if klass is not None:
             self.helper_call(node, args)
@@ -851,6 +859,63 @@ class _Evaluator(Flow):
             if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
                 return TRACED
         return self.helper_call(node, args)
+
+    def returns_a_value(self, info: FunctionInfo) -> bool:
+        """Whether the function has a `return x` (without one it gives None)."""
+        found = self.returning.get(info)
+        if found is None:
+            from jaxlint.engine.model import walk
+
+            found = self.returning[info] = info.is_lambda or any(
+                isinstance(n, cst.Return) and n.value is not None
+                for n in walk(info.node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+        return found
+
+    def compiled_callee(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function of this file that calling `func` runs through an abstract transform:
+        a decorated `f`, `step` bound once to `jax.jit(f)`, or `self.step` set to
+        `jax.jit(self._step)` by every assignment of the class."""
+        from jaxlint.engine import tracing
+
+        model = self.model
+        info = model.resolve_function(func) or model.method_of_self(func)
+        if info is not None:
+            return info if any(c.via is ViaKind.DECORATOR and c.abstract
+                               for c in info.contexts.values()) else None
+        if isinstance(func, cst.Name):
+            values = model.assigned_values(func)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            values = self.attribute_assignments(func.value, func.attr.value)
+        else:
+            return None
+        found = None
+        for value in values or ():
+            if not isinstance(value, cst.Call):
+                return None
+            use = tracing.wrapper_use(model, value)
+            target = tracing.wrapped_target(value) if use is not None else None
+            resolved = tracing.resolve_callable(model, target, [use]) if target is not None else None
+            if resolved is None or not use.transform.abstract or (found is not None and resolved[0] is not found):
+                return None
+            found = resolved[0]
+        return found
+
+    def attribute_assignments(self, name: cst.Name, attr: str) -> Optional[list]:
+        """The values every `self.attr = value` of the class of `name` assigns, or None."""
+        model = self.model
+        klass = model.class_of_self(name)
+        if klass is None or attr in model.foreign_attribute_writes or "*" in model.foreign_attribute_writes:
+            return None
+        out = []
+        for rel in klass.relatives or (klass,):
+            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
+                return None
+            for target in rel.attribute_sites.get(attr, ()):
+                assign = model.parent(model.parent(target))
+                if not isinstance(assign, cst.Assign):
+                    return None
+                out.append(assign.value)
+        return out or None
 
     def builtin_call(self, node: cst.Call, name: str, args: list[Value]) -> Value:
         if name in jax_api.STATIC_BUILTINS:
@@ -1127,6 +1192,20 @@ def _mirror(v: Value, in_abstract: bool) -> Value:
     if v.shape is Shape.ARRAY or v.shape is Shape.SCALAR:
         return TRACED_ARRAY
     return make(Kind.TRACED, v.shape, cls=v.cls, entries=v.entries)
+
+
+def _transformed_output(returns: Optional[Value]) -> Value:
+    """What a jitted (or vmapped) function gives back inside another trace: it binds a
+    primitive there, so its outputs are tracers even when its own arguments are static."""
+    if returns is None:
+        return UNKNOWN
+    if returns.shape in (Shape.ARRAY, Shape.SCALAR):
+        return TRACED_ARRAY
+    if returns.shape is Shape.CONTAINER:
+        return make(Kind.TRACED, Shape.CONTAINER, cls=returns.cls)
+    if returns.shape is Shape.UNKNOWN and returns.kind is not Kind.UNKNOWN:
+        return TRACED  # a value the function computes: an array, or a pytree of them
+    return UNKNOWN
 
 
 def _constant_key(expr: cst.BaseExpression):
