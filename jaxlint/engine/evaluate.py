@@ -979,7 +979,7 @@ class _Evaluator(Flow):
         """
         caller = self.func
         if caller is None or not caller.traced:
-            return UNKNOWN
+            return self.eager_result(node)
         model = self.model
         callee = model.resolve_function(node.func)
         shift = 0
@@ -1028,6 +1028,23 @@ class _Evaluator(Flow):
             return UNKNOWN  # a constructor returns an object
         return callee.returns
 
+
+    def eager_result(self, node: cst.Call) -> Value:
+        """Outside a trace, a function of this file that returns a JAX (or NumPy) array
+        gives a concrete one, whatever its own analysis under a transform found."""
+        callee = self.model.resolve_function(node.func)
+        if callee is None:
+            return UNKNOWN
+        if self.func is not None:
+            callee.callers.add(self.func)  # run again when what it returns is known
+        returns = callee.returns
+        if returns is None:
+            return UNKNOWN
+        if returns.shape is Shape.ARRAY:
+            return CONCRETE_ARRAY
+        if returns.shape is Shape.NUMPY:
+            return NUMPY_ARRAY
+        return UNKNOWN
 
     def instance_call(self, node: cst.Call, args: list) -> tuple[Optional[FunctionInfo], list]:
         """`model(x)` on an object of a class of this file runs `Model.__call__`; a flax

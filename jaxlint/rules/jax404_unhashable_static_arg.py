@@ -60,6 +60,13 @@ class UnhashableStaticArg(Rule):
             klass = model.resolve_class(expr.func)
         if klass is not None and getattr(klass, "unhashable", False):
             return f"an instance of `{klass.name}` (a dataclass that is not frozen)"
+        if isinstance(expr, (cst.Call, cst.Name, cst.Attribute)) and klass is None:
+            # What a helper of this file returns, or what `self.mask` holds.
+            shape = model.value(expr).shape
+            if shape is Shape.NUMPY:
+                return "a NumPy array"
+            if shape is Shape.ARRAY and not model.value(expr).traced:
+                return "a JAX array"
         if isinstance(expr, cst.Call) and klass is not None and klass.frozen_dataclass \
                 and any(model.value(a.value).array or model.value(a.value).shape is Shape.NUMPY
                         for a in expr.args):
