@@ -127,6 +127,7 @@ class _Evaluator(Flow):
         self.attribute_values: dict[cst.Attribute, Value] = {}
         self.attribute_readers: dict[str, set[FunctionInfo]] = {}
         self.returning: dict[FunctionInfo, bool] = {}
+        self.rebound: dict[str, bool] = {}
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -171,7 +172,8 @@ class _Evaluator(Flow):
             given = dict(ctx.arg_values) if ctx.arg_values is not None else None
             for p in params:
                 if p in ctx.static:
-                    v = STATIC
+                    # A helper's static argument keeps what the call passes (a list, a NumPy array).
+                    v = given[p] if given is not None and p in given and given[p].static else STATIC
                 elif p == self_name and ctx.via is not ViaKind.DECORATOR:
                     continue  # `self` is an object, not an array: its fields are unknown
                 elif given is not None:
@@ -620,7 +622,7 @@ class _Evaluator(Flow):
                 enc = enc.enclosing
             v = self.model.module_env.get(name)
             if v is not None:
-                return v
+                return UNKNOWN if self.rebound_in_function(name) else v
         bindings = self.model.scope_of(node).lookup(name)
         if bindings is None:
             # A builtin: True, None, len, ...
@@ -630,6 +632,14 @@ class _Evaluator(Flow):
         if all(b.kind == "import" for b in bindings):
             return STATIC  # a module, or an imported value of unknown sort
         return UNKNOWN
+
+    def rebound_in_function(self, name: str) -> bool:
+        """A module name a function rebinds through `global`: its module value may be stale."""
+        found = self.rebound.get(name)
+        if found is None:
+            found = self.rebound[name] = any(
+                self.model.function_of(n) is not None for n in self.model.global_writes.get(name, ()))
+        return found
 
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)

@@ -53,6 +53,29 @@ class Reloadable:
         return self.weights[idx]
 
 
+LEVELS = np.linspace(0.0, 1.0, 4)
+BUFFER = np.zeros(4)
+
+
+def gather(table, i):
+    return table[i]  # expect: JAX204
+
+
+@jax.jit
+def level_at(i):
+    return gather(LEVELS, i)
+
+
+def refill(values):
+    global BUFFER
+    BUFFER = values  # may be a JAX array now
+
+
+@jax.jit
+def buffered(i):
+    return BUFFER[i]  # expect: JAX103
+
+
 @jax.jit
 def pick(schedule, step):
     return schedule[step]  # expect: JAX203
@@ -101,6 +124,7 @@ RUNS = {
     "reloadable": lambda: fresh_sampler().jitted_weight(1),
     "pick_any": lambda: pick_any(jnp.ones(3), 1),
     "frozen": lambda: widen(jnp.ones(2), FrozenConfig(2)),
+    "buffered": lambda: (refill(jnp.ones(4)), buffered(1)),
 }
 
 RAISES = {
@@ -109,4 +133,5 @@ RAISES = {
     "buffer": (lambda: Sampler(4).buffer(3), "TypeError"),
     "train": (lambda: train(2), "TracerIntegerConversionError"),
     "build": (lambda: build(jnp.ones(2)), "ValueError"),
+    "level_at": (lambda: level_at(1), "TracerArrayConversionError"),
 }
