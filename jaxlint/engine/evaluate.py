@@ -645,7 +645,7 @@ class _Evaluator(Flow):
         base = self.expr(node.value)
         attr = node.attr.value
         if not base.traced and isinstance(node.value, cst.Name):
-            held = self.instance_attribute(node.value, attr)
+            held = self.instance_attribute(node)
             if held is not None:
                 return held
         if attr in jax_api.STATIC_ATTRIBUTES and (base.array or base.maybe_tracer):
@@ -672,22 +672,15 @@ class _Evaluator(Flow):
             return STATIC  # jnp.float32, math.pi, a module attribute
         return STATIC if base.static else UNKNOWN
 
-    def instance_attribute(self, name: cst.Name, attr: str) -> Optional[Value]:
+    def instance_attribute(self, node: cst.Attribute) -> Optional[Value]:
         """What `self.attr` holds in a method, where every `self.attr = value` of the
         class (and of its base classes and subclasses in this file) gives a value that
         is known and not traced: a list, a NumPy array, a Python number, a concrete
         array. None when the model does not know."""
-        klass = self.model.class_of_self(name)
-        if klass is None or attr in self.model.foreign_attribute_writes \
-                or "*" in self.model.foreign_attribute_writes:
-            return None
-        targets = []
-        for rel in klass.relatives or (klass,):
-            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
-                return None
-            targets.extend(rel.attribute_sites.get(attr, ()))
+        targets = self.model.attribute_targets(node)
         if not targets:
             return None
+        attr = node.attr.value
         if self.func is not None:
             self.attribute_readers.setdefault(attr, set()).add(self.func)
         values = [self.attribute_values.get(t) for t in targets]
@@ -895,7 +888,7 @@ class _Evaluator(Flow):
         if isinstance(func, cst.Name):
             values = model.assigned_values(func)
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            values = self.attribute_assignments(func.value, func.attr.value)
+            values = model.attribute_assignments(func)
         else:
             return None
         found = None
@@ -910,22 +903,6 @@ class _Evaluator(Flow):
             found = resolved[0]
         return found
 
-    def attribute_assignments(self, name: cst.Name, attr: str) -> Optional[list]:
-        """The values every `self.attr = value` of the class of `name` assigns, or None."""
-        model = self.model
-        klass = model.class_of_self(name)
-        if klass is None or attr in model.foreign_attribute_writes or "*" in model.foreign_attribute_writes:
-            return None
-        out = []
-        for rel in klass.relatives or (klass,):
-            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
-                return None
-            for target in rel.attribute_sites.get(attr, ()):
-                assign = model.parent(model.parent(target))
-                if not isinstance(assign, cst.Assign):
-                    return None
-                out.append(assign.value)
-        return out or None
 
     def builtin_call(self, node: cst.Call, name: str, args: list[Value]) -> Value:
         if name in jax_api.STATIC_BUILTINS:

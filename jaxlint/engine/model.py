@@ -433,6 +433,36 @@ class FileModel:
             values.append(node.value)
         return values
 
+    def attribute_targets(self, expr: cst.Attribute) -> Optional[list[cst.Attribute]]:
+        """The targets of every `self.name = value` that sets `expr` (`self.name` in a
+        method), in its class and the classes of this file related to it; None when the
+        attribute is also written some other way, or is a method."""
+        if not isinstance(expr.value, cst.Name):
+            return None
+        klass = self.class_of_self(expr.value)
+        attr = expr.attr.value
+        if klass is None or attr in self.foreign_attribute_writes or "*" in self.foreign_attribute_writes:
+            return None
+        out = []
+        for rel in klass.relatives or (klass,):
+            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
+                return None
+            out.extend(rel.attribute_sites.get(attr, ()))
+        return out or None
+
+    def attribute_assignments(self, expr: cst.Attribute) -> Optional[list[cst.BaseExpression]]:
+        """The values every `self.name = value` assigns to what `expr` reads, or None."""
+        targets = self.attribute_targets(expr)
+        if targets is None:
+            return None
+        out = []
+        for target in targets:
+            assign = self.parents.get(self.parents.get(target))
+            if not isinstance(assign, cst.Assign):
+                return None  # an annotated assignment: fine, but rare; unknown
+            out.append(assign.value)
+        return out
+
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
