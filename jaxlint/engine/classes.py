@@ -125,15 +125,15 @@ def _read_hashing(model, info: ClassInfo) -> None:
         if flags["frozen"]:
             info.frozen_dataclass = True
         else:
-            info.unhashable = True
+            info.unhashable = "a dataclass that is not frozen"
         return
     if "__eq__" in defined:
-        info.unhashable = True
+        info.unhashable = "a class that defines __eq__ without __hash__"
         return
     for base in node.bases:  # a plain subclass inherits the base's __hash__
         local = model.resolve_class(base.value)
         if local is not None and local is not info and local.unhashable:
-            info.unhashable = True
+            info.unhashable = local.unhashable
 
 
 def _read(model, info: ClassInfo) -> None:

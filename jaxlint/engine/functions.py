@@ -85,9 +85,9 @@ class ClassInfo:
     # also written in ways the model does not follow (`self.n += 1`, tuple targets).
     attribute_sites: dict[str, list] = field(default_factory=dict)
     attributes_unfollowed: set[str] = field(default_factory=set)
-    # A plain `@dataclass` (eq without frozen sets __hash__ to None), or a class that
-    # defines __eq__ without __hash__: its instances are unhashable.
-    unhashable: bool = False
+    # Why its instances are unhashable, or "" when they hash: a plain `@dataclass` (eq
+    # without frozen sets __hash__ to None), or a class defining __eq__ without __hash__.
+    unhashable: str = ""
     # A `@dataclass(frozen=True)`: hashable only when its fields are.
     frozen_dataclass: bool = False
     # Local base classes and subclasses: an attribute is read through any of them.
