@@ -1040,7 +1040,15 @@ class _Evaluator(Flow):
         klass = self.values.get(node.func, UNKNOWN).cls
         if klass is not None:
             return klass.methods.get("__call__"), args
-        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "apply":
+        if not isinstance(node.func, cst.Attribute):
+            return None, args
+        owner = self.values.get(node.func.value, UNKNOWN)
+        if owner.shape is Shape.OBJECT and owner.cls is not None \
+                and node.func.attr.value in owner.cls.methods and node.func.attr.value != "apply":
+            # `sampler.draw(x)` on an object made from a class of this file.
+            method = owner.cls.methods[node.func.attr.value]
+            return (None if _is_classmethod(method) or _is_staticmethod(method) else method), args
+        if node.func.attr.value != "apply":
             return None, args
         klass = self.values.get(node.func.value, UNKNOWN).cls
         if klass is None or "apply" in klass.methods or not _linen_module(self.model, klass):
@@ -1224,6 +1232,12 @@ def _is_classmethod(info: FunctionInfo) -> bool:
     node = info.node
     return isinstance(node, cst.FunctionDef) and any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod" for d in node.decorators)
+
+
+def _is_staticmethod(info: FunctionInfo) -> bool:
+    node = info.node
+    return isinstance(node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
 
 
 def _arith(a: Value, b: Value) -> Value:

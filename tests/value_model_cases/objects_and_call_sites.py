@@ -94,6 +94,22 @@ def train(steps):
     return out
 
 
+class Clipper:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def clip(self, g):
+        if g > self.limit:  # expect: JAX201
+            return g * 0.5
+        return g
+
+
+@jax.jit
+def clipped_update(params, grads):
+    clipper = Clipper(1.0)
+    return params - clipper.clip(grads)
+
+
 @dataclass
 class Config:
     hidden: int
@@ -134,4 +150,5 @@ RAISES = {
     "train": (lambda: train(2), "TracerIntegerConversionError"),
     "build": (lambda: build(jnp.ones(2)), "ValueError"),
     "level_at": (lambda: level_at(1), "TracerArrayConversionError"),
+    "clipped_update": (lambda: clipped_update(1.0, 2.0), "TracerBoolConversionError"),
 }
