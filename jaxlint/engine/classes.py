@@ -20,9 +20,124 @@ def read_classes(model) -> None:
     # Classes in document order: a base defined above its subclass is done first.
     for info in model.classes:
         _read(model, info)
+    read_attributes(model)
+
+
+def read_attributes(model) -> None:
+    """Where each class's methods set `self.name`, so that the value analysis can say
+    what `self.name` holds (a list, a NumPy array, a number) in another method.
+
+    One pass over the file's assignments. An attribute also written some other way
+    (`obj.name = ...` outside the class, `self.name += 1`, a tuple target, `setattr`)
+    is not followed: its value is unknown.
+    """
+    if not model.classes:
+        return
+    _relate(model)
+    for node in model.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem):
+        t = type(node)
+        if t is cst.Assign:
+            plain = len(node.targets) == 1
+            targets = [tt.target for tt in node.targets]
+        elif t is cst.AnnAssign:
+            plain = node.value is not None
+            targets = [node.target]
+        elif t is cst.WithItem:
+            plain = False
+            targets = [node.asname.name] if node.asname is not None else []
+        else:
+            plain = False
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, cst.Attribute):
+                _attribute_write(model, target, plain)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    if isinstance(el.value, cst.Attribute):
+                        _attribute_write(model, el.value, False)
+    for call in model.calls_named("setattr"):
+        if call.args and isinstance(call.args[0].value, cst.Name):
+            klass = model.class_of_self(call.args[0].value)
+            if klass is not None:
+                klass.attributes_unfollowed.add("*")
+            else:
+                model.foreign_attribute_writes.add("*")
+
+
+def _attribute_write(model, target: cst.Attribute, plain: bool) -> None:
+    name = target.attr.value
+    klass = model.class_of_self(target.value) if isinstance(target.value, cst.Name) else None
+    if klass is None:
+        model.foreign_attribute_writes.add(name)
+    elif plain:
+        klass.attribute_sites.setdefault(name, []).append(target)
+    else:
+        klass.attributes_unfollowed.add(name)
+
+
+def _relate(model) -> None:
+    """Each class's relatives: the classes of this file it inherits from or that inherit
+    from it, transitively (a method of the base reads what a subclass sets)."""
+    family = {info: {info} for info in model.classes}
+    for info in model.classes:
+        for base in info.node.bases:
+            local = model.resolve_class(base.value)
+            if local is not None and local is not info and family[local] is not family[info]:
+                merged = family[local] | family[info]
+                for member in merged:
+                    family[member] = merged
+    for info in model.classes:
+        info.relatives = sorted(family[info], key=lambda c: model.order.get(c.node, 0))
+
+
+_DATACLASS = "dataclasses.dataclass"
+
+
+def _read_hashing(model, info: ClassInfo) -> None:
+    """Whether instances hash: Python sets __hash__ to None for a class that defines
+    __eq__ (itself, or through `@dataclass` with eq=True) unless it is frozen or
+    defines __hash__."""
+    node = info.node
+    defined = {stmt.name.value for stmt in _body(node) if isinstance(stmt, cst.FunctionDef)}
+    assigned = {t.target.value for stmt in _body(node) if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body if isinstance(small, cst.Assign)
+                for t in small.targets if isinstance(t.target, cst.Name)}
+    if "__hash__" in defined or "__hash__" in assigned:
+        return
+    for dec in node.decorators:
+        expr = dec.decorator
+        call = expr if isinstance(expr, cst.Call) else None
+        if model.qualname(call.func if call is not None else expr) != _DATACLASS:
+            continue
+        options = {a.keyword.value: a.value for a in (call.args if call is not None else ())
+                   if a.keyword is not None}
+        if any(a.keyword is None for a in (call.args if call is not None else ())):
+            return
+        flags = {}
+        for name in ("eq", "frozen", "unsafe_hash"):
+            value = options.get(name)
+            if value is not None and not (isinstance(value, cst.Name) and value.value in ("True", "False")):
+                return  # not a literal: unknown
+            flags[name] = value is not None and value.value == "True" if name != "eq" else \
+                value is None or value.value == "True"
+        if flags["unsafe_hash"] or not flags["eq"]:
+            return
+        if flags["frozen"]:
+            info.frozen_dataclass = True
+        else:
+            info.unhashable = "a dataclass that is not frozen"
+        return
+    if "__eq__" in defined:
+        info.unhashable = "a class that defines __eq__ without __hash__"
+        return
+    for base in node.bases:  # a plain subclass inherits the base's __hash__
+        local = model.resolve_class(base.value)
+        if local is not None and local is not info and local.unhashable:
+            info.unhashable = local.unhashable
 
 
 def _read(model, info: ClassInfo) -> None:
+    _read_hashing(model, info)
     node = info.node
     meta: set[str] = set()
     for dec in node.decorators:

@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
-from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
 
@@ -122,6 +122,12 @@ class _Evaluator(Flow):
         self.yields = False
         # The element value of each `for` loop's iterable, for the passes over its body.
         self.elements: dict[cst.For, object] = {}
+        # The value each `self.name = value` assigned, by its target, and the functions
+        # that read `self.name`, to run again when one of those values changes.
+        self.attribute_values: dict[cst.Attribute, Value] = {}
+        self.attribute_readers: dict[str, set[FunctionInfo]] = {}
+        self.returning: dict[FunctionInfo, bool] = {}
+        self.rebound: dict[str, bool] = {}
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -166,7 +172,8 @@ class _Evaluator(Flow):
             given = dict(ctx.arg_values) if ctx.arg_values is not None else None
             for p in params:
                 if p in ctx.static:
-                    v = STATIC
+                    # A helper's static argument keeps what the call passes (a list, a NumPy array).
+                    v = given[p] if given is not None and p in given and given[p].static else STATIC
                 elif p == self_name and ctx.via is not ViaKind.DECORATOR:
                     continue  # `self` is an object, not an array: its fields are unknown
                 elif given is not None:
@@ -203,15 +210,23 @@ class _Evaluator(Flow):
         if not v.traced or v.shape is not Shape.UNKNOWN or v.cls is not None or not info.sites:
             return v
         shapes = set()
+        keys = set()
         for values in info.sites.values():
             given = dict(values)
             if p not in given:
                 return v
             shapes.add((given[p].shape, given[p].cls))
+            keys.add(tuple(k for k, _ in given[p].entries) if given[p].entries is not None else None)
         if len(shapes) == 1:
             shape, cls = shapes.pop()
             if shape in (Shape.BOX, Shape.CONTAINER):
-                return make(Kind.TRACED, shape, cls=cls)
+                # A list or tuple of the same length at every call (its positions are its
+                # keys): still a Python sequence in the trace, of traced leaves.
+                sequence = keys.pop() if len(keys) == 1 and cls is None else None
+                if sequence is not None and not all(isinstance(k, int) for k in sequence):
+                    sequence = None
+                entries = tuple((k, TRACED) for k in sequence) if sequence else None
+                return make(Kind.TRACED, shape, cls=cls, entries=entries)
             if shape is Shape.OBJECT and cls is not None:
                 # `step(Model(...), x)`: an object of a class of this file (an nnx Module),
                 # known only so that `model(x)` reaches `Model.__call__`.
@@ -455,6 +470,10 @@ class _Evaluator(Flow):
         if isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, None)
             return
+        if isinstance(target, cst.Attribute) and self.attribute_values.get(target) != v:
+            self.attribute_values[target] = v
+            for reader in self.attribute_readers.get(target.attr.value, ()):
+                self.mark_dirty(reader)
         # Attribute / Subscript targets: record the values of their parts.
         self.expr(target)
 
@@ -603,7 +622,7 @@ class _Evaluator(Flow):
                 enc = enc.enclosing
             v = self.model.module_env.get(name)
             if v is not None:
-                return v
+                return UNKNOWN if self.rebound_in_function(name) else v
         bindings = self.model.scope_of(node).lookup(name)
         if bindings is None:
             # A builtin: True, None, len, ...
@@ -614,9 +633,21 @@ class _Evaluator(Flow):
             return STATIC  # a module, or an imported value of unknown sort
         return UNKNOWN
 
+    def rebound_in_function(self, name: str) -> bool:
+        """A module name a function rebinds through `global`: its module value may be stale."""
+        found = self.rebound.get(name)
+        if found is None:
+            found = self.rebound[name] = any(
+                self.model.function_of(n) is not None for n in self.model.global_writes.get(name, ()))
+        return found
+
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)
         attr = node.attr.value
+        if not base.traced and isinstance(node.value, cst.Name):
+            held = self.instance_attribute(node)
+            if held is not None:
+                return held
         if attr in jax_api.STATIC_ATTRIBUTES and (base.array or base.maybe_tracer):
             return STATIC
         if base.shape is Shape.ARRAY:
@@ -640,6 +671,26 @@ class _Evaluator(Flow):
         if base.static and self.model.qualname(node) is not None:
             return STATIC  # jnp.float32, math.pi, a module attribute
         return STATIC if base.static else UNKNOWN
+
+    def instance_attribute(self, node: cst.Attribute) -> Optional[Value]:
+        """What `self.attr` holds in a method, where every `self.attr = value` of the
+        class (and of its base classes and subclasses in this file) gives a value that
+        is known and not traced: a list, a NumPy array, a Python number, a concrete
+        array. None when the model does not know."""
+        targets = self.model.attribute_targets(node)
+        if not targets:
+            return None
+        attr = node.attr.value
+        if self.func is not None:
+            self.attribute_readers.setdefault(attr, set()).add(self.func)
+        values = [self.attribute_values.get(t) for t in targets]
+        if any(v is None for v in values):
+            return None  # a method not analysed yet: it will run this one again
+        v = join_all(values)
+        # A traced value stored on `self` is a leaked tracer: another error, not this model's.
+        if v.traced or (v.kind is Kind.UNKNOWN and v.shape is Shape.UNKNOWN):
+            return None
+        return v
 
     def field_value(self, base: Value, attr: str) -> Value:
         cls = base.cls
@@ -758,9 +809,18 @@ class _Evaluator(Flow):
                 if not in_abstract:
                     return CONCRETE_ARRAY
                 return TRACED_MASK if q in jax_api.BOOLEAN_FUNCTIONS else TRACED_ARRAY
+            if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS and not any(v.traced for v in args):
+                return NUMPY_ARRAY
             root = q.split(".")[0]
             if root in ("numpy", "math", "operator", "functools", "itertools", "string"):
                 return STATIC if all(v.static for v in args) else UNKNOWN
+        if in_abstract and q is None:
+            compiled = self.compiled_callee(node.func)
+            if compiled is not None:
+                self.helper_call(node, args)
+                if compiled.returns is SCALAR and not self.returns_a_value(compiled):
+                    return SCALAR  # None, as a function without `return x` gives
+                return _transformed_output(compiled.returns)
         klass = self.model.resolve_class(node.func)
         if klass is not None:
             self.helper_call(node, args)
@@ -802,6 +862,47 @@ class _Evaluator(Flow):
             if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
                 return TRACED
         return self.helper_call(node, args)
+
+    def returns_a_value(self, info: FunctionInfo) -> bool:
+        """Whether the function has a `return x` (without one it gives None)."""
+        found = self.returning.get(info)
+        if found is None:
+            from jaxlint.engine.model import walk
+
+            found = self.returning[info] = info.is_lambda or any(
+                isinstance(n, cst.Return) and n.value is not None
+                for n in walk(info.node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+        return found
+
+    def compiled_callee(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function of this file that calling `func` runs through an abstract transform:
+        a decorated `f`, `step` bound once to `jax.jit(f)`, or `self.step` set to
+        `jax.jit(self._step)` by every assignment of the class."""
+        from jaxlint.engine import tracing
+
+        model = self.model
+        info = model.resolve_function(func) or model.method_of_self(func)
+        if info is not None:
+            return info if any(c.via is ViaKind.DECORATOR and c.abstract
+                               for c in info.contexts.values()) else None
+        if isinstance(func, cst.Name):
+            values = model.assigned_values(func)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            values = model.attribute_assignments(func)
+        else:
+            return None
+        found = None
+        for value in values or ():
+            if not isinstance(value, cst.Call):
+                return None
+            use = tracing.wrapper_use(model, value)
+            target = tracing.wrapped_target(value) if use is not None else None
+            resolved = tracing.resolve_callable(model, target, [use]) if target is not None else None
+            if resolved is None or not use.transform.abstract or (found is not None and resolved[0] is not found):
+                return None
+            found = resolved[0]
+        return found
+
 
     def builtin_call(self, node: cst.Call, name: str, args: list[Value]) -> Value:
         if name in jax_api.STATIC_BUILTINS:
@@ -865,7 +966,7 @@ class _Evaluator(Flow):
         """
         caller = self.func
         if caller is None or not caller.traced:
-            return UNKNOWN
+            return self.eager_result(node)
         model = self.model
         callee = model.resolve_function(node.func)
         shift = 0
@@ -915,6 +1016,23 @@ class _Evaluator(Flow):
         return callee.returns
 
 
+    def eager_result(self, node: cst.Call) -> Value:
+        """Outside a trace, a function of this file that returns a JAX (or NumPy) array
+        gives a concrete one, whatever its own analysis under a transform found."""
+        callee = self.model.resolve_function(node.func)
+        if callee is None:
+            return UNKNOWN
+        if self.func is not None:
+            callee.callers.add(self.func)  # run again when what it returns is known
+        returns = callee.returns
+        if returns is None:
+            return UNKNOWN
+        if returns.shape is Shape.ARRAY:
+            return CONCRETE_ARRAY
+        if returns.shape is Shape.NUMPY:
+            return NUMPY_ARRAY
+        return UNKNOWN
+
     def instance_call(self, node: cst.Call, args: list) -> tuple[Optional[FunctionInfo], list]:
         """`model(x)` on an object of a class of this file runs `Model.__call__`; a flax
         linen `model.apply(variables, x, method=...)` runs `__call__` (or the method) on
@@ -922,7 +1040,15 @@ class _Evaluator(Flow):
         klass = self.values.get(node.func, UNKNOWN).cls
         if klass is not None:
             return klass.methods.get("__call__"), args
-        if not isinstance(node.func, cst.Attribute) or node.func.attr.value != "apply":
+        if not isinstance(node.func, cst.Attribute):
+            return None, args
+        owner = self.values.get(node.func.value, UNKNOWN)
+        if owner.shape is Shape.OBJECT and owner.cls is not None \
+                and node.func.attr.value in owner.cls.methods and node.func.attr.value != "apply":
+            # `sampler.draw(x)` on an object made from a class of this file.
+            method = owner.cls.methods[node.func.attr.value]
+            return (None if _is_classmethod(method) or _is_staticmethod(method) else method), args
+        if node.func.attr.value != "apply":
             return None, args
         klass = self.values.get(node.func.value, UNKNOWN).cls
         if klass is None or "apply" in klass.methods or not _linen_module(self.model, klass):
@@ -1080,6 +1206,20 @@ def _mirror(v: Value, in_abstract: bool) -> Value:
     return make(Kind.TRACED, v.shape, cls=v.cls, entries=v.entries)
 
 
+def _transformed_output(returns: Optional[Value]) -> Value:
+    """What a jitted (or vmapped) function gives back inside another trace: it binds a
+    primitive there, so its outputs are tracers even when its own arguments are static."""
+    if returns is None:
+        return UNKNOWN
+    if returns.shape in (Shape.ARRAY, Shape.SCALAR):
+        return TRACED_ARRAY
+    if returns.shape is Shape.CONTAINER:
+        return make(Kind.TRACED, Shape.CONTAINER, cls=returns.cls)
+    if returns.shape is Shape.UNKNOWN and returns.kind is not Kind.UNKNOWN:
+        return TRACED  # a value the function computes: an array, or a pytree of them
+    return UNKNOWN
+
+
 def _constant_key(expr: cst.BaseExpression):
     if isinstance(expr, cst.SimpleString):
         return expr.evaluated_value
@@ -1094,6 +1234,12 @@ def _is_classmethod(info: FunctionInfo) -> bool:
         isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod" for d in node.decorators)
 
 
+def _is_staticmethod(info: FunctionInfo) -> bool:
+    node = info.node
+    return isinstance(node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
+
+
 def _arith(a: Value, b: Value) -> Value:
     if a.maybe_tracer or b.maybe_tracer or (a.traced and a.shape is Shape.BOX) \
             or (b.traced and b.shape is Shape.BOX):
@@ -1106,6 +1252,8 @@ def _arith(a: Value, b: Value) -> Value:
     if a.static and b.static:
         if a.shape is b.shape and a.shape in (Shape.SCALAR, Shape.CONTAINER):
             return make(Kind.STATIC, a.shape)
+        if Shape.NUMPY in (a.shape, b.shape) and {a.shape, b.shape} <= {Shape.NUMPY, Shape.SCALAR}:
+            return NUMPY_ARRAY  # NumPy arithmetic with a Python number stays in NumPy
         return STATIC
     if a.array or b.array:
         return CONCRETE_ARRAY

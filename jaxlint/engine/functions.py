@@ -80,6 +80,18 @@ class ClassInfo:
     # A library's class (flax's TrainState): fields not listed static are children.
     library: bool = False
     fields: dict[str, FieldInfo] = field(default_factory=dict)
+    # Filled by `jaxlint.engine.classes.read_attributes`: the targets of the plain
+    # `self.name = value` statements in its methods, by attribute name, and the names
+    # also written in ways the model does not follow (`self.n += 1`, tuple targets).
+    attribute_sites: dict[str, list] = field(default_factory=dict)
+    attributes_unfollowed: set[str] = field(default_factory=set)
+    # Why its instances are unhashable, or "" when they hash: a plain `@dataclass` (eq
+    # without frozen sets __hash__ to None), or a class defining __eq__ without __hash__.
+    unhashable: str = ""
+    # A `@dataclass(frozen=True)`: hashable only when its fields are.
+    frozen_dataclass: bool = False
+    # Local base classes and subclasses: an attribute is read through any of them.
+    relatives: list["ClassInfo"] = field(default_factory=list)
 
 
 @dataclass(eq=False)

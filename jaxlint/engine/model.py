@@ -114,6 +114,8 @@ class FileModel:
         self.module_env: dict[str, Value] = {}
         # Module-level names rebound after their first binding, or written via `global`.
         self.global_writes: dict[str, list[cst.CSTNode]] = defaultdict(list)
+        # Attribute names written on something other than a method's `self` ("*": setattr).
+        self.foreign_attribute_writes: set[str] = set()
         # Pytree classes of libraries (flax's TrainState), made on first use.
         self.library_classes: dict = {}
         # The source text and Python's ast of it, when the caller has them: top-level
@@ -364,6 +366,19 @@ class FileModel:
             return None
         return bindings[-1].klass
 
+    def class_of_self(self, name: cst.Name) -> Optional[ClassInfo]:
+        """The class whose instance `name` is, where `name` is the first parameter of a
+        method (read in the method or in a function nested in it)."""
+        func = self.function_of(name)
+        while func is not None and func.klass is None:
+            if name.value in func.scope.bindings:
+                return None  # rebound by the nested function
+            func = func.enclosing
+        if func is None or not func.positional or name.value != func.positional[0] \
+                or _decorated_static(func):
+            return None
+        return func.klass
+
     def method_of_self(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `self.name` refers to, inside a method of the same class."""
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
@@ -417,6 +432,36 @@ class FileModel:
                 return None
             values.append(node.value)
         return values
+
+    def attribute_targets(self, expr: cst.Attribute) -> Optional[list[cst.Attribute]]:
+        """The targets of every `self.name = value` that sets `expr` (`self.name` in a
+        method), in its class and the classes of this file related to it; None when the
+        attribute is also written some other way, or is a method."""
+        if not isinstance(expr.value, cst.Name):
+            return None
+        klass = self.class_of_self(expr.value)
+        attr = expr.attr.value
+        if klass is None or attr in self.foreign_attribute_writes or "*" in self.foreign_attribute_writes:
+            return None
+        out = []
+        for rel in klass.relatives or (klass,):
+            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
+                return None
+            out.extend(rel.attribute_sites.get(attr, ()))
+        return out or None
+
+    def attribute_assignments(self, expr: cst.Attribute) -> Optional[list[cst.BaseExpression]]:
+        """The values every `self.name = value` assigns to what `expr` reads, or None."""
+        targets = self.attribute_targets(expr)
+        if targets is None:
+            return None
+        out = []
+        for target in targets:
+            assign = self.parents.get(self.parents.get(target))
+            if not isinstance(assign, cst.Assign):
+                return None  # an annotated assignment: fine, but rare; unknown
+            out.append(assign.value)
+        return out
 
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
@@ -503,6 +548,13 @@ class FileModel:
         return any(
             b.kind == "import" and b.qualname and b.qualname.split(".")[0] == prefix
             for f in self.functions for bs in f.scope.bindings.values() for b in bs)
+
+
+def _decorated_static(func: FunctionInfo) -> bool:
+    """A staticmethod or classmethod: its first parameter is not an instance."""
+    return isinstance(func.node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        for d in func.node.decorators)
 
 
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")

@@ -243,6 +243,39 @@ def wrapper_use(model, call: cst.Call) -> Optional[TransformUse]:
     return TransformUse(t, _kwargs(call, t), call) if t is not None else None
 
 
+def library_application(model, call: cst.Call):
+    """`jax.jit(jax.ops.segment_sum)(data, ids, 3)`: a library function called through
+    abstract transforms, so that its own arguments are traced.
+
+    Returns (the library function's qualname, the argument positions and names made
+    static) or None: not such a call, a transform that keeps values concrete, or static
+    options that are not literals.
+    """
+    expr = call.func
+    uses: list[TransformUse] = []
+    while isinstance(expr, cst.Call):
+        use = wrapper_use(model, expr)
+        target = wrapped_target(expr) if use is not None else None
+        if target is None:
+            return None
+        uses.append(use)
+        expr = target
+    q = model.qualname(expr)
+    if not uses or q is None or model.resolve_function(expr) is not None \
+            or any(has_unresolved_static(u) for u in uses):
+        return None
+    # jit-like transforms trace every argument not named static; vmap's in_axes=None
+    # and grad keep some of them Python values.
+    if not all(u.transform.abstract and u.transform.static_argnums_kw for u in uses):
+        return None
+    positions: set[int] = set()
+    names: set[str] = set()
+    for use in uses:
+        for _, values, by_name in static_options(use):
+            (names if by_name else positions).update(values)
+    return q, frozenset(positions), frozenset(names)
+
+
 def find_traced_functions(model) -> None:
     # Decorators.
     for info in model.functions:

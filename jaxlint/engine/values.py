@@ -8,7 +8,8 @@ A `Value` has two independent parts:
 - `shape`: what sort of thing it is. A JAX array; a Python scalar, str or None;
   a container (dict, list, tuple, NamedTuple, dataclass, registered pytree node);
   a mutable box (an nnx Variable, a Pallas Ref); a static object (a module, a
-  class, a function); or unknown.
+  class, a function); a NumPy array (static: host data a trace reads as a
+  constant); or unknown.
 
 Joins are for paths that meet: a value that is traced on one path and static
 (or unknown) on another is unknown, because the model has no definite evidence
@@ -35,6 +36,7 @@ class Shape(enum.Enum):
     CONTAINER = "container"  # dict / list / tuple / NamedTuple / dataclass / pytree node
     BOX = "box"              # a mutable reference: nnx.Variable, a Pallas Ref
     OBJECT = "object"        # a module, class, function or other static object
+    NUMPY = "numpy"          # a NumPy array: concrete data on the host
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +145,7 @@ STATIC_OBJECT = _v(Kind.STATIC, Shape.OBJECT)
 STATIC_CONTAINER = _v(Kind.STATIC, Shape.CONTAINER)
 TRACED_BOX = _v(Kind.TRACED, Shape.BOX)
 BOX = _v(Kind.UNKNOWN, Shape.BOX)
+NUMPY_ARRAY = _v(Kind.STATIC, Shape.NUMPY)
 
 
 def join_all(values) -> Value:

@@ -385,5 +385,10 @@ def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
     if isinstance(call.func, cst.Name):
         return model.resolve_function(call.func)
     if isinstance(call.func, cst.Attribute):
-        return method_of_self(model, call.func)
+        found = method_of_self(model, call.func) or model.method_of_instance(call.func)
+        if found is None:
+            # `agent.act(obs)` where the value analysis knows `agent` is an `Agent(...)`.
+            klass = model.value(call.func.value).cls
+            found = klass.methods.get(call.func.attr.value) if klass is not None else None
+        return found
     return None

@@ -38,8 +38,11 @@ class TracedIntegerConversion(TracedValueRule):
         for sub in model.nodes(cst.Subscript):
             # A Python list / tuple (static) indexed with a tracer: Python calls __index__.
             base = model.value(sub.value)
-            # Only a known list / tuple / str: an imported name may be an array.
-            if not base.static or base.shape not in (Shape.CONTAINER, Shape.SCALAR) \
+            # Only a known list / tuple / str: an imported name may be an array. A list
+            # of tracers (a jitted function's list argument) is known by its positions.
+            sequence = base.traced and base.shape is Shape.CONTAINER and base.cls is None \
+                and bool(base.entries) and all(isinstance(k, int) for k, _ in base.entries)
+            if not (base.static or sequence) or base.shape not in (Shape.CONTAINER, Shape.SCALAR) \
                     or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
                 continue
             if not isinstance(sub.value, (cst.List, cst.Tuple, cst.Name, cst.Attribute, cst.Subscript)):

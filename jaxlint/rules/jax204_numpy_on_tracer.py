@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.values import Shape
 from jaxlint.jax_api import NUMPY_TRACER_SAFE
 from jaxlint.rules.base import TracedValueRule
 
@@ -32,3 +33,16 @@ class NumpyOnTracer(TracedValueRule):
                     f"TracerArrayConversionError {self.where(func)}: NumPy needs concrete data; "
                     f"use `{jnp_name}` instead"), func)
                 break
+        for sub in model.nodes(cst.Subscript):
+            # A NumPy array indexed with a tracer: NumPy converts the index with __array__.
+            if model.value(sub.value).shape is not Shape.NUMPY or len(sub.slice) != 1 \
+                    or not isinstance(sub.slice[0].slice, cst.Index):
+                continue
+            idx = sub.slice[0].slice.value
+            func = self.traced(idx, conversion="numpy")
+            if func is None:
+                continue
+            yield self.report(sub, (
+                f"indexing the NumPy array `{self.source(sub.value)}` with traced value "
+                f"`{self.source(idx)}` raises TracerArrayConversionError {self.where(func)}: NumPy "
+                f"needs a concrete index; make it a JAX array (jnp.asarray(...)[i])"), func)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.tracing import library_application
 from jaxlint.jax_api import SHAPE_FUNCTIONS, SHAPE_METHODS, ShapeArgs
 from jaxlint.rules.base import TracedValueRule
 
@@ -43,6 +44,39 @@ class TracedShape(TracedValueRule):
                     f"`{label}` with traced size `{self.source(bad)}` raises {error} "
                     f"{self.where(func)}: array shapes must be known at trace time; {spec.fix}"
                     f"{self.static_hint(func, bad)}"), func, expected=spec.raises)
+                break
+
+        yield from self._jitted_library_calls()
+
+    def _jitted_library_calls(self):
+        """`jax.jit(jax.ops.segment_sum)(data, ids, 3)`: jit traces the size argument too."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            if not isinstance(call.func, cst.Call):
+                continue
+            found = library_application(model, call)
+            spec = SHAPE_FUNCTIONS.get(found[0]) if found is not None else None
+            if spec is None:
+                continue
+            q, static_positions, static_names = found
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            if any(a.star for a in call.args):
+                continue
+            sizes = [(positional[i], i, None) for i in spec.positions if i < len(positional)]
+            sizes += [(a.value, None, a.keyword.value) for a in call.args
+                      if a.keyword is not None and a.keyword.value in spec.keywords]
+            for arg, i, name in sizes:
+                if i in static_positions or name in static_names or (
+                        isinstance(arg, cst.Name) and arg.value == "None"):
+                    continue
+                label = q.replace("jax.numpy.", "jnp.", 1)
+                keyword = name or dict(zip(spec.positions, spec.keywords)).get(i, spec.keywords[0])
+                yield self.report(arg, (
+                    f"`{self.source(call.func)}` traces every argument, so the size `{self.source(arg)}` "
+                    f"of `{label}` is a tracer and the call raises {spec.raises}: array shapes must "
+                    f"be known at trace time; pass static_argnames=(\"{keyword}\",) to the jit and "
+                    f"`{keyword}=` as a Python int"),
+                    model.function_of(call), expected=spec.raises)
                 break
 
     def _traced_part(self, arg):

@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
 
@@ -41,18 +42,54 @@ class UnhashableStaticArg(Rule):
                 if kind is None:
                     continue
                 fix = ("pass a tuple instead" if kind in ("a list", "a set") else
+                       "declare the class @dataclass(frozen=True)" if kind.endswith("that is not frozen)") else
+                       "define __hash__ too" if kind.endswith("without __hash__)") else
                        "pass a hashable value (a tuple, a frozen dataclass)" if kind == "a dict" else
                        "pass it as a traced (non-static) argument, or as a tuple")
                 msg = (f"static argument `{param}` of `{callee.label}` gets {kind}, which is "
                        f"unhashable: the call raises ValueError: Non-hashable static arguments "
                        f"are not supported; {fix}")
                 yield self.report(arg, msg, model.function_of(call), static_arg=param)
+        yield from self._static_self()
+
+    def _static_self(self):
+        """`@partial(jax.jit, static_argnums=0)` on a method of a class whose instances do
+        not hash: every call hashes `self`, and raises."""
+        for info in self.model.functions:
+            klass = info.klass
+            if not info.is_method or klass is None or not klass.unhashable or not info.positional:
+                continue
+            for ctx in info.contexts.values():
+                if ctx.via == "decorator" and info.positional[0] in ctx.static:
+                    yield self.report(ctx.origin, (
+                        f"`{info.name}` marks `{info.positional[0]}` static, but instances of "
+                        f"`{klass.name}` ({klass.unhashable}) are unhashable: every call raises "
+                        f"ValueError: Non-hashable static arguments are not supported; "
+                        f"{'define __hash__ too' if '__eq__' in klass.unhashable else 'declare the class @dataclass(frozen=True)'}"),
+                        info, static_arg=info.positional[0])
+                    break
 
     def _unhashable(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         model = self.model
         for t, kind in _LITERALS.items():
             if isinstance(expr, t):
                 return kind
+        klass = model.value(expr).cls
+        if klass is None and isinstance(expr, cst.Call):
+            klass = model.resolve_class(expr.func)
+        if klass is not None and getattr(klass, "unhashable", False):
+            return f"an instance of `{klass.name}` ({klass.unhashable})"
+        if isinstance(expr, (cst.Call, cst.Name, cst.Attribute)) and klass is None:
+            # What a helper of this file returns, or what `self.mask` holds.
+            shape = model.value(expr).shape
+            if shape is Shape.NUMPY:
+                return "a NumPy array"
+            if shape is Shape.ARRAY and not model.value(expr).traced:
+                return "a JAX array"
+        if isinstance(expr, cst.Call) and klass is not None and klass.frozen_dataclass \
+                and any(model.value(a.value).array or model.value(a.value).shape is Shape.NUMPY
+                        for a in expr.args):
+            return f"a frozen `{klass.name}` holding an array"
         if isinstance(expr, cst.Call):
             q = model.qualname(expr.func)
             if q in _BUILTINS:

@@ -31,6 +31,7 @@ class WhereNanGradient(Rule):
 
     def check(self):
         model = self.model
+        reported = set()  # an operation bound to a name may reach several wheres
         for call in model.nodes(cst.Call):
             if model.qualname(call.func) != "jax.numpy.where":
                 continue
@@ -45,13 +46,14 @@ class WhereNanGradient(Rule):
                 continue
             safe = _safe_names(func.node)
             for branch in (call.args[1].value, call.args[2].value):
-                for op, arg in _risky(model, branch):
+                for op, arg in _risky_through_names(model, func, branch):
                     names = _names(arg) & guarded
-                    if not names or names <= safe or _is_safe(model, arg, guarded):
+                    if not names or names <= safe or _is_safe(model, arg, guarded) or op in reported:
                         continue
                     value = model.value(arg)
                     if value.static or not (value.maybe_tracer or names & _traced_names(func)):
                         continue
+                    reported.add(op)
                     yield self.report(op, (
                         f"`{self.source(op)}` is differentiated where jnp.where does not take it: "
                         f"under {_reverse_description(func)}, 0 times its inf derivative "
@@ -156,6 +158,18 @@ def _risky(model, expr: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.BaseExpr
             elif isinstance(node.operator, cst.Power) and _bad_exponent(node.right):
                 yield node, node.left
         stack.extend(children(node))
+
+
+def _risky_through_names(model, func, branch: cst.BaseExpression):
+    """`_risky` of the branch, and of the value of a branch name bound once earlier in the
+    same function: `y = jnp.sqrt(x)` ... `jnp.where(x > 0, y, 0.)` is the same NaN."""
+    yield from _risky(model, branch)
+    if not isinstance(branch, cst.Name):
+        return
+    values = model.assigned_values(branch)
+    if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
+        return
+    yield from _risky(model, values[0])
 
 
 def _is_safe(model, expr: cst.BaseExpression, guarded: set[str]) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import libcst as cst
+
 from jaxlint.engine import tracing
 from jaxlint.jax_api import DIFFERENTIATING
 from jaxlint.rules import _transforms as tf
@@ -21,6 +23,7 @@ class ArgnumsOutOfRange(Rule):
                "function's positional parameters")
     confirm_kind = "trace-error"
     raises = "TypeError"
+    also_raises = ("ValueError",)
 
     def check(self) -> Iterator[Report]:
         model = self.model
@@ -64,3 +67,65 @@ class ArgnumsOutOfRange(Rule):
                    f"none: calling the result of {diff.label} raises {error}")
             yield self.report(node, msg + hint, model.function_of(app.node), expected=error,
                               on_call=True)
+        yield from self._static_argnums()
+
+    def _static_argnums(self) -> Iterator[Report]:
+        """`jax.grad(step, argnums=1)` where `step` is jitted with argument 1 static: grad
+        passes a tracer to the static argument, and jit cannot hash it."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            if q not in _ARGNUMS:
+                continue
+            target = tracing.wrapped_target(call)
+            argnums = tracing._kwargs(call, tracing.transform_for(model, q)).get("argnums")
+            values = tracing._literal_ints(argnums) if argnums is not None else None
+            if target is None or not values:
+                continue
+            found = _jitted_static(model, target)
+            if found is None:
+                continue
+            info, positional, static, label = found
+            hit = [i for i in values if -len(positional) <= i < len(positional) and positional[i] in static]
+            if not hit:
+                continue
+            names = ", ".join(f"`{positional[i]}`" for i in hit)
+            yield self.report(argnums, (
+                f"argnums={', '.join(map(str, hit))} differentiates {names}, which `{label}` marks "
+                f"static: {_ARGNUMS[q].label} passes a tracer there, and calling it raises ValueError "
+                f"(Non-hashable static arguments are not supported); differentiate a function "
+                f"that is not jitted with that argument static, or drop it from argnums"),
+                model.function_of(call), expected="ValueError", on_call=True)
+
+
+def _jitted_static(model, target: cst.BaseExpression):
+    """A jitted function with static parameters: `f` decorated with
+    `@partial(jax.jit, static_argnums=...)`, `jax.jit(f, static_argnums=...)`, or a name
+    bound once to that. Returns (its info, its positional parameters after any bound
+    by `partial` or `self`, the static ones, a label) or None."""
+    label = model.module.code_for_node(target)
+    if isinstance(target, cst.Name):
+        info = model.resolve_function(target)
+        if info is not None:
+            if info.is_lambda or len(info.node.decorators) != 1:
+                return None
+            ctxs = [c for c in info.contexts.values() if c.via == "decorator" and "jit" in c.transforms]
+            if len(ctxs) != 1 or not ctxs[0].static:
+                return None
+            return info, info.positional, ctxs[0].static, label
+        values = model.assigned_values(target)
+        if values is None or len(values) != 1 or not isinstance(values[0], cst.Call):
+            return None
+        target = values[0]
+    if not isinstance(target, cst.Call):
+        return None
+    use = tracing.wrapper_use(model, target)
+    if use is None or use.transform.name != "jit" or tracing.has_unresolved_static(use):
+        return None
+    inner = tracing.wrapped_target(target)
+    found = tracing.resolve_callable(model, inner, []) if inner is not None else None
+    if found is None or found[1] or (not found[0].is_lambda and found[0].node.decorators):
+        return None
+    info, _, offset, _ = found
+    static = tracing.static_params(use, info, offset)
+    return (info, info.positional[offset:], static, label) if static else None
