@@ -183,10 +183,10 @@ API_CHANGES: dict[str, RemovedAPI] = {
             "abstract_token", "is_concrete", "is_constant_dim", "is_constant_shape", "call", "trace_ctx")},
     }),
     # Deprecated, still present in jax 0.10.2 ------------------------------------
+    # Only what JAX itself warns about (DeprecationWarning at access, checked under
+    # jax 0.10.2). `jax.pmap` is in maintenance mode but not deprecated: it warns
+    # nothing, so it is not here.
     **_group("deprecated", None, "0.8.0", {
-        # "jax.pmap is in maintenance mode and we encourage all new code to use jax.shard_map".
-        "jax.pmap": ("`jax.shard_map` under `jax.jit` (see JAX's pmap migration guide)", None, "display-only",
-                     "in maintenance mode"),
         "jax.experimental.pjit.pjit": ("`jax.jit`", "jax.jit"),
         "jax.experimental.shard_map.shard_map": (
             "`jax.shard_map`", "jax.shard_map", "unsafe",

@@ -32,6 +32,29 @@ def test_every_removed_name_is_gone(qualname):
 
 
 @pytest.mark.parametrize("qualname", sorted(jax_api.REMOVED_APIS))
+def test_every_deprecated_name_warns(qualname):
+    """JAX906 reports only what JAX itself deprecates: reading the name warns."""
+    import warnings
+
+    from jaxlint.api_changes import deprecated_at
+
+    if not deprecated_at(jax_api.REMOVED_APIS[qualname], jax.__version__):
+        pytest.skip(f"not deprecated in the installed jax {jax.__version__}")
+    module, _, attr = qualname.rpartition(".")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(importlib.import_module(module), attr)
+    assert any(issubclass(w.category, DeprecationWarning) for w in caught), f"{qualname} does not warn"
+
+
+def test_pmap_is_not_reported_as_deprecated():
+    assert codes("""
+        import jax
+        f = jax.pmap(lambda x: x)
+        """) == []
+
+
+@pytest.mark.parametrize("qualname", sorted(jax_api.REMOVED_APIS))
 def test_every_replacement_exists(qualname):
     import re
     import jax.numpy as jnp  # noqa: F401 - the replacements say `jnp.`
