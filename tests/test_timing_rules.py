@@ -145,3 +145,50 @@ def test_the_jit_inside_the_timed_call_is_part_of_the_work(lint):
             return time.time() - t
     """
     assert findings(lint, code) == [(8, "JAX601")]
+
+
+def test_while_counting_rounds_does_not_wait(lint):
+    # Only a test that reads what the loop computes waits for each round.
+    code = """\
+import time
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(x):
+    return x @ x
+
+
+x = jnp.ones((64, 64))
+i = 0
+t0 = time.perf_counter()
+while i < 3:
+    x = step(x)
+    i += 1
+t1 = time.perf_counter()
+"""
+    assert findings(lint, code) == [(17, "JAX601")]
+
+
+def test_sync_earlier_in_the_loop_body_waits_for_the_previous_round(lint):
+    code = """\
+import time
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(w):
+    return w * 0.9, jnp.sum(w)
+
+
+w = jnp.ones(3)
+loss = jnp.zeros(())
+t0 = time.perf_counter()
+for i in range(100):
+    print(i, loss)
+    w, loss = step(w)
+elapsed = time.perf_counter() - t0
+"""
+    assert findings(lint, code) == []
