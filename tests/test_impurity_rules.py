@@ -334,7 +334,7 @@ def test_jax103_jit_keeps_the_traced_value():
         assert float(jax.jit(ns["impure_uses_global"])(4.0)) == 14.0
 
 
-def test_jax103_global_statement_anywhere_makes_it_stale():
+def test_jax103_setter_between_two_calls_makes_it_stale():
     code = check_marked("""
         import jax
 
