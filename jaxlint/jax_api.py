@@ -570,6 +570,15 @@ NAN_GRADIENT_FUNCTIONS: frozenset[str] = frozenset({
     "jax.numpy.arcsin", "jax.numpy.arccos", "jax.numpy.reciprocal",
     "jax.lax.sqrt", "jax.lax.rsqrt", "jax.numpy.cbrt", "jax.lax.log", "jax.lax.log1p",
 })
+#: Where each of them has an infinite derivative (or no value): "zero" at 0 only,
+#: "nonpositive" at 0 and below. A `jnp.where` that excludes none of those points
+#: is fine (`jnp.where(x < 1, jnp.sqrt(x), 1)`: the untaken x >= 1 are finite).
+#: Functions not listed here (log1p, arcsin, arccos) are taken as singular anywhere.
+NAN_GRADIENT_SINGULAR: dict[str, str] = {
+    "jax.numpy.sqrt": "nonpositive", "jax.numpy.log": "nonpositive", "jax.numpy.log2": "nonpositive",
+    "jax.numpy.log10": "nonpositive", "jax.lax.sqrt": "nonpositive", "jax.lax.rsqrt": "nonpositive",
+    "jax.lax.log": "nonpositive", "jax.numpy.reciprocal": "zero", "jax.numpy.cbrt": "zero",
+}
 #: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
 NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
 #: Wrappers that keep an argument in range, so its derivative stays finite:
