@@ -48,6 +48,7 @@ def test_alone_the_request_is_reported(tmp_path):
     {"README.md": "Run with `JAX_ENABLE_X64=1 python train.py`.\n"},
     {"scripts/run.sh": "export JAX_ENABLE_X64=True\npython -m pkg.model\n"},
     {"pkg/env.py": 'import os\nos.environ["JAX_ENABLE_X64"] = "1"\nimport model\n'},
+    {"main.py": ENABLE + "import trainer\n", "trainer.py": "from pkg import model\n"},  # imported through another
 ])
 def test_x64_enabled_for_the_program_elsewhere(tmp_path, files):
     model = MODEL if "setup_x64" not in str(files) else "import setup_x64\n" + MODEL
@@ -73,3 +74,13 @@ def test_root_without_marker_stops_at_a_folder_of_projects(tmp_path):
     assert _codes(tmp_path, "repo_a/x.py") == []
     assert _codes(tmp_path, "repo_b/lib/model.py") == ["JAX702"]
     assert project.project_root(str(tmp_path / "repo_b" / "lib"), str(tmp_path)) == str(tmp_path / "repo_b")
+
+
+def test_notebook_enabling_x64_with_a_magic(tmp_path):
+    import json
+
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": src}
+             for src in ("%env JAX_ENABLE_X64=1", MODEL)]
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                   "nbformat_minor": 5}))
+    assert _codes(tmp_path, "nb.ipynb") == []

@@ -48,45 +48,62 @@ _WORD = re.compile(rb"\w+")
 
 
 @dataclass(frozen=True)
-class X64Module:
-    """A module of the project that turns x64 on when it runs."""
-    path: str
-    # The name it is imported by (`pkg/sub/mod.py` -> mod, `pkg/__init__.py` -> pkg).
-    names: frozenset[str]
-    # The words of its own import lines.
-    imports: frozenset[str]
-
-
-@dataclass(frozen=True)
 class ProjectFacts:
     root: Optional[str]
     # A file that turns x64 on for every program of the project: a conftest.py, a
     # script or config setting JAX_ENABLE_X64, a README telling to set it.
     x64_everywhere: Optional[str] = None
-    x64_modules: tuple[X64Module, ...] = ()
+    # Modules (and notebooks) that turn x64 on when they run.
+    x64_files: tuple[str, ...] = ()
+    # Each module's name (`pkg/sub/mod.py` -> mod, `pkg/__init__.py` -> pkg) and the
+    # words of its import lines: an approximate import graph of the project.
+    module_names: tuple[tuple[str, str], ...] = ()
+    imports: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def x64_enabled_for(self, path: str, source: str = "") -> Optional[str]:
         """The file that turns x64 on for the program `path` runs in, or None.
 
-        A module that sets x64 counts for the files it imports and the files that
-        import it (the launcher sets x64, then imports the model), and a package's
-        `__init__.py` for the package's modules; an unrelated script does not.
+        A notebook counts for itself (`%env JAX_ENABLE_X64=1` in a cell); a module
+        for the modules it imports, directly or not, and those that import it (the
+        launcher sets x64, then imports the model); a package's `__init__.py` for
+        the package's modules. An unrelated script does not.
         """
         if self.x64_everywhere:
             return self.x64_everywhere
-        if not self.x64_modules or self.root is None:
+        if not self.x64_files or self.root is None:
             return None
         path = os.path.abspath(path)
-        mine = _module_names(path, self.root)
-        imported = _import_words(source.encode("utf-8", "replace")) if source else frozenset()
-        for module in self.x64_modules:
-            if module.path == path:
-                continue
-            if os.path.basename(module.path) == "__init__.py" and _within(path, os.path.dirname(module.path)):
-                return module.path
-            if module.imports & mine or module.names & imported:
-                return module.path
+        if path in self.x64_files:
+            return path
+        names = dict(self.module_names)
+        imports = dict(self.imports)
+        if source:
+            imports[path] = _import_words(source.encode("utf-8", "replace"))
+        mine = self._reachable(path, names, imports)
+        for other in self.x64_files:
+            if other.endswith(".ipynb"):
+                continue  # another notebook is another program
+            if os.path.basename(other) == "__init__.py" and _within(path, os.path.dirname(other)):
+                return other
+            if other in mine or path in self._reachable(other, names, imports):
+                return other
         return None
+
+    @staticmethod
+    def _reachable(start: str, names: dict[str, str], imports: dict[str, frozenset[str]]) -> set[str]:
+        """The project modules `start` imports, directly or through others."""
+        by_name: dict[str, list[str]] = {}
+        for path, name in names.items():
+            by_name.setdefault(name, []).append(path)
+        seen = {start}
+        todo = [start]
+        while todo:
+            for word in imports.get(todo.pop(), ()):
+                for path in by_name.get(word, ()):
+                    if path not in seen:
+                        seen.add(path)
+                        todo.append(path)
+        return seen
 
 
 NO_PROJECT = ProjectFacts(None)
@@ -127,34 +144,39 @@ def project_root(start: str, run_root: Optional[str] = None) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _facts(root: str) -> ProjectFacts:
-    modules = []
+    x64_files: list[str] = []
+    names: list[tuple[str, str]] = []
+    imports: list[tuple[str, frozenset[str]]] = []
     for path in _text_files(root):
         try:
             with open(path, "rb") as fh:
                 data = fh.read(_MAX_BYTES)
         except OSError:
             continue
+        name = os.path.basename(path)
+        if name.endswith(".py"):
+            names.append((path, _module_name(path, root)))
+            imports.append((path, _import_words(data)))
         if b"x64" not in data and b"X64" not in data:
             continue
-        name = os.path.basename(path)
-        if name.endswith(".ipynb"):
-            continue  # another notebook is another program
-        if name.endswith(".py"):
+        if name.endswith((".py", ".ipynb")):
             if not _X64_ON.search(data):
                 continue
             if name == "conftest.py":
                 return ProjectFacts(root, x64_everywhere=path)
-            modules.append(X64Module(path, _module_names(path, root), _import_words(data)))
+            x64_files.append(path)
         elif _X64_ENV_ON.search(data):
             return ProjectFacts(root, x64_everywhere=path)
-    return ProjectFacts(root, x64_modules=tuple(modules))
+    if not x64_files:
+        return ProjectFacts(root)
+    return ProjectFacts(root, x64_files=tuple(x64_files), module_names=tuple(names), imports=tuple(imports))
 
 
-def _module_names(path: str, root: str) -> frozenset[str]:
+def _module_name(path: str, root: str) -> str:
     """The name others import the module by: its stem, or its package's for an `__init__.py`."""
     rel = os.path.relpath(path, root)
     parts = [p for p in os.path.splitext(rel)[0].split(os.sep) if p not in ("", ".", "..", "__init__")]
-    return frozenset(parts[-1:])
+    return parts[-1] if parts else ""
 
 
 def _import_words(data: bytes) -> frozenset[str]:
