@@ -46,12 +46,13 @@ class StaleGlobalRead(Rule):
             # Stale only when the program calls the same jitted function, rebinds the
             # global, then calls it again: a rebinding before the first call, or with
             # a fresh function (or jax.clear_caches()), traces afresh.
-            if runs_between(runs, names[id(top)], node.value) is None:
+            write = runs_between(runs, names[id(top)], node.value)
+            if write is None:
                 continue
             name = node.value
             msg = (f"global `{name}` read {where(func)} is baked in at trace time: after `{name}` "
-                   f"is rebound, later calls still use the old value; pass `{name}` as an "
-                   f"argument instead")
+                   f"is rebound on line {model.line_of(write.node)}, later calls still use the old "
+                   f"value; pass `{name}` as an argument instead")
             yield self.report(node, msg, func, global_name=name)
 
     def _rebinding_writes(self) -> dict[str, list[cst.CSTNode]]:
