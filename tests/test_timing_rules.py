@@ -192,3 +192,40 @@ for i in range(100):
 elapsed = time.perf_counter() - t0
 """
     assert findings(lint, code) == []
+
+
+def test_fstring_formats_the_result_before_reading_the_clock(lint):
+    code = """\
+import time
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(w):
+    return w * 0.9, jnp.sum(w)
+
+
+w = jnp.ones(3)
+t0 = time.time()
+w, loss = step(w)
+print(f"loss {loss:.3f} took {time.time() - t0:.2f}s")
+print(f"took {time.time() - t0:.2f}s, loss {loss:.3f}")
+"""
+    # The first f-string formats `loss` (waiting for it) before the clock is read.
+    assert findings(lint, code) == []
+
+
+def test_a_clock_read_that_starts_the_next_timer_is_not_the_stop(lint):
+    code = """\
+import time
+import jax.numpy as jnp
+
+x = jnp.ones((100, 100))
+t_total = time.time()
+y = jnp.dot(x, x)
+t_phase = time.time()
+z = jnp.dot(y, y)
+print("phase 2", time.time() - t_phase)
+"""
+    assert findings(lint, code) == [(9, "JAX601")]

@@ -190,6 +190,8 @@ class TimingWithoutBlock(Rule):
             return True
         end = model.order[stop]
         stop_ancestors = set(model.ancestors(stop))
+        if self._formats_before(stop):
+            return True
         for node in model.nodes(cst.FormattedString, cst.Assert, cst.If, cst.While):
             # f"{loss}", `assert x.all()`, `if loss > 0`: each may read a result.
             if node in stop_ancestors or model.order[node] >= end or not runs_after_work(node) \
@@ -199,6 +201,23 @@ class TimingWithoutBlock(Rule):
         # `while not done:` around the work, with `done` computed by it: the test reads
         # the result after every round.
         return any(isinstance(loop, cst.While) and self._reads_results(loop.test, loop) for loop in loops)
+
+    def _formats_before(self, stop: cst.Call) -> bool:
+        """`f"loss {loss:.3f} in {time.time() - t0:.1f}s"`: an f-string formats its parts
+        left to right, so a value formatted before the clock read is already on the host."""
+        child: cst.CSTNode = stop
+        for anc in self.model.ancestors(stop):
+            if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return False
+            if isinstance(anc, cst.FormattedString):
+                for part in anc.parts:
+                    if part is child:
+                        break
+                    if isinstance(part, cst.FormattedStringExpression) \
+                            and not isinstance(part.expression, _STRINGS + (cst.Integer, cst.Float)):
+                        return True
+            child = anc
+        return False
 
     def _reads_results(self, test: cst.BaseExpression, loop: cst.While) -> bool:
         """A `while` test around the work that names what the loop body binds from JAX work."""
