@@ -50,3 +50,9 @@ def sum_iter(x):
 def set_scale(v):
     global SCALE
     SCALE = v
+
+
+def retune(x):
+    before = scaled(x)
+    set_scale(3.0)
+    return before, scaled(x)  # still SCALE = 2.0: the jitted scaled keeps its trace
