@@ -84,3 +84,11 @@ def test_notebook_enabling_x64_with_a_magic(tmp_path):
     (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
                                                    "nbformat_minor": 5}))
     assert _codes(tmp_path, "nb.ipynb") == []
+
+
+def test_a_fifo_in_the_project_is_not_read(tmp_path):
+    import os
+
+    _write(tmp_path, {"pyproject.toml": "", "pkg/model.py": MODEL})
+    os.mkfifo(tmp_path / "pkg" / "pipe.py")  # opening it for reading would block
+    assert _codes(tmp_path, "pkg/model.py") == ["JAX702"]

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from jaxlint.source import read_bytes
+
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 # Text files that can turn x64 on for the program: code, notebooks, docs, scripts, configs.
@@ -148,10 +150,8 @@ def _facts(root: str) -> ProjectFacts:
     names: list[tuple[str, str]] = []
     imports: list[tuple[str, frozenset[str]]] = []
     for path in _text_files(root):
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(_MAX_BYTES)
-        except OSError:
+        data = read_bytes(path, _MAX_BYTES)  # regular files only: a FIFO would block
+        if not isinstance(data, bytes):
             continue
         name = os.path.basename(path)
         if name.endswith(".py"):

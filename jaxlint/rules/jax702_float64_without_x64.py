@@ -28,9 +28,15 @@ class Float64WithoutX64(Rule):
     severity = "warning"
 
     def check(self):
-        model = self.model
-        if self._enables_x64() or self._project_enables_x64():
+        if self._enables_x64():
             return
+        reports = list(self._requests())
+        # The project is read only when the file asks for a 64-bit dtype.
+        if reports and not self._project_enables_x64():
+            yield from reports
+
+    def _requests(self):
+        model = self.model
         for call in model.nodes(cst.Call):
             q = model.qualname(call.func)
             dtype: Optional[str] = None
