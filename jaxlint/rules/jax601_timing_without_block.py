@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint.engine.model import children
+from jaxlint.engine.model import walk
 from jaxlint.jax_api import (BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS,
                              TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -229,7 +229,7 @@ class TimingWithoutBlock(Rule):
             targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
             bound = {n.value for t in targets for n in _names(t.target)}
             if bound & names and any(isinstance(c, cst.Call) and self._is_jax_work(c)
-                                     for c in _walk(assign.value)):
+                                     for c in walk(assign.value)):
                 return True
         return False
 
@@ -362,26 +362,12 @@ class TimingWithoutBlock(Rule):
         return True
 
 
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(children(cur))
-
-
 def _names(node: cst.CSTNode):
-    return [n for n in _walk(node) if isinstance(n, cst.Name)]
+    return [n for n in walk(node) if isinstance(n, cst.Name)]
 
 
 def _mentions(node: cst.CSTNode, names) -> bool:
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, cst.Name) and cur.value in names:
-            return True
-        stack.extend(children(cur))
-    return False
+    return any(n.value in names for n in _names(node))
 
 
 def _computes_nothing(info: FunctionInfo) -> bool:
