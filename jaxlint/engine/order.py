@@ -39,6 +39,9 @@ class Event:
     kind: str  # "call", "write", "fresh", "clear"
     name: str
     node: cst.CSTNode
+    # For a call: the `def` the name resolves to there (None: not known), so two
+    # functions of the same name in different scopes stay apart.
+    target: Optional[cst.CSTNode] = None
 
 
 def program_runs(model: FileModel, watched: frozenset[str]) -> list[list[Event]]:
@@ -85,9 +88,9 @@ class _Walker:
         self.entered: set[cst.CSTNode] = set()
         self._stack: list[cst.CSTNode] = []
 
-    def emit(self, kind: str, name: str, node: cst.CSTNode) -> None:
+    def emit(self, kind: str, name: str, node: cst.CSTNode, target: Optional[cst.CSTNode] = None) -> None:
         if len(self.events) < _MAX_EVENTS:
-            self.events.append(Event(kind, name, node))
+            self.events.append(Event(kind, name, node, target))
 
     # ------------------------------------------------------------ statements
     def block(self, body: Iterable[cst.CSTNode], depth: int) -> None:
@@ -191,7 +194,8 @@ class _Walker:
             if isinstance(cur, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
                 continue  # runs when called, not here
             if isinstance(cur, cst.Name) and cur.value in self.watched and self._runs(cur):
-                self.emit("call", cur.value, cur)
+                info = model.resolve_function(cur)
+                self.emit("call", cur.value, cur, info.node if info is not None else None)
             if isinstance(cur, cst.Call):
                 calls.append(cur)
             stack.extend(reversed(children(cur)))
@@ -235,14 +239,17 @@ class _Walker:
         self._stack.pop()
 
 
-def runs_between(runs: list[list[Event]], names: frozenset[str], written: str) -> Optional[Event]:
+def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
+                 function: Optional[cst.CSTNode] = None) -> Optional[Event]:
     """The first write of `written` that falls between two calls of the same function
-    object (one of `names`), with no fresh binding or cache clearing in between."""
+    object (one of `names`, resolving to `function` where known), with no fresh
+    binding or cache clearing in between."""
     for events in runs:
         called = False
         pending: Optional[Event] = None
         for event in events:
-            if event.kind == "call" and event.name in names:
+            if event.kind == "call" and event.name in names \
+                    and (function is None or event.target is None or event.target is function):
                 if pending is not None:
                     return pending
                 called = True

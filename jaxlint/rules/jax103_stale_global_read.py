@@ -33,8 +33,10 @@ class StaleGlobalRead(Rule):
             bindings = model.scope_of(node).lookup(name)
             if bindings is None or bindings is not model.module_scope.bindings.get(name):
                 continue  # a local or closure variable of the same name
+            # The jitted function whose trace is cached: a lax body or helper inside
+            # it is traced with it; a jitted function defined inside `main()` is its own.
             top = func
-            while top.enclosing is not None:
+            while top.enclosing is not None and any(c.cached for c in top.enclosing.contexts.values()):
                 top = top.enclosing
             if isinstance(top.node, cst.FunctionDef):
                 reads.append((node, func, top))
@@ -46,7 +48,7 @@ class StaleGlobalRead(Rule):
             # Stale only when the program calls the same jitted function, rebinds the
             # global, then calls it again: a rebinding before the first call, or with
             # a fresh function (or jax.clear_caches()), traces afresh.
-            write = runs_between(runs, names[id(top)], node.value)
+            write = runs_between(runs, names[id(top)], node.value, top.node)
             if write is None:
                 continue
             name = node.value
