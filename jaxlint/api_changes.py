@@ -166,6 +166,13 @@ API_CHANGES: dict[str, RemovedAPI] = {
         "jax.experimental.enable_x64": ("`jax.enable_x64(True)`", None),
         "jax.experimental.disable_x64": ("`jax.enable_x64(False)`", None),
     }),
+    # The top-level aliases of jax.interpreters modules: deprecated in 0.4.7 ("jax.xla
+    # was an accidental export"); gone in jax 0.10.2 (the removal release is not pinned).
+    **_group("removed-function", "", "0.4.7", {
+        "jax.xla": ("`jax.extend.backend.get_backend()` for the backend, `jax.Device` for devices", None),
+        "jax.pxla": ("`jax.interpreters.pxla`", None),
+        "jax.partial_eval": ("`jax.interpreters.partial_eval`", None),
+    }),
     # jax.lax.prod: removed in 0.4.24 (deprecated in 0.4.11).
     **_group("removed-function", "0.4.24", "0.4.11", {
         "jax.lax.prod": ("`math.prod`", None),

@@ -529,6 +529,9 @@ X64_NARROWED: dict[str, str] = {
 X64_DTYPE_STRINGS: dict[str, str] = {
     **X64_DTYPES, "f8": "float64", "i8": "int64", "u8": "uint64", "c16": "complex128",
 }
+#: NumPy's default-type aliases, 64-bit in jax.numpy too (jax 0.10.2: `jnp.float_` is
+#: float64, `jnp.full(..., dtype=jnp.float_)` gives float32 with the UserWarning).
+X64_DTYPES.update({"float_": "float64", "complex_": "complex128", "int_": "int64", "uint": "uint64"})
 #: Modules whose dtype objects these names are (`jnp.float64`, `np.float64`).
 X64_DTYPE_MODULES: tuple[str, ...] = ("jax.numpy", "numpy")
 #: Calls that turn x64 on (for the whole process, or in a `with` block).
