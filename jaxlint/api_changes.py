@@ -166,6 +166,13 @@ API_CHANGES: dict[str, RemovedAPI] = {
         "jax.experimental.enable_x64": ("`jax.enable_x64(True)`", None),
         "jax.experimental.disable_x64": ("`jax.enable_x64(False)`", None),
     }),
+    # The top-level aliases of jax.interpreters modules: deprecated in 0.4.7 ("jax.xla
+    # was an accidental export"); gone in jax 0.10.2 (the removal release is not pinned).
+    **_group("removed-function", "", "0.4.7", {
+        "jax.xla": ("`jax.extend.backend.get_backend()` for the backend, `jax.Device` for devices", None),
+        "jax.pxla": ("`jax.interpreters.pxla`", None),
+        "jax.partial_eval": ("`jax.interpreters.partial_eval`", None),
+    }),
     # jax.lax.prod: removed in 0.4.24 (deprecated in 0.4.11).
     **_group("removed-function", "0.4.24", "0.4.11", {
         "jax.lax.prod": ("`math.prod`", None),
@@ -183,10 +190,10 @@ API_CHANGES: dict[str, RemovedAPI] = {
             "abstract_token", "is_concrete", "is_constant_dim", "is_constant_shape", "call", "trace_ctx")},
     }),
     # Deprecated, still present in jax 0.10.2 ------------------------------------
+    # Only what JAX itself warns about (DeprecationWarning at access, checked under
+    # jax 0.10.2). `jax.pmap` is in maintenance mode but not deprecated: it warns
+    # nothing, so it is not here.
     **_group("deprecated", None, "0.8.0", {
-        # "jax.pmap is in maintenance mode and we encourage all new code to use jax.shard_map".
-        "jax.pmap": ("`jax.shard_map` under `jax.jit` (see JAX's pmap migration guide)", None, "display-only",
-                     "in maintenance mode"),
         "jax.experimental.pjit.pjit": ("`jax.jit`", "jax.jit"),
         "jax.experimental.shard_map.shard_map": (
             "`jax.shard_map`", "jax.shard_map", "unsafe",

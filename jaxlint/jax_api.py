@@ -529,6 +529,9 @@ X64_NARROWED: dict[str, str] = {
 X64_DTYPE_STRINGS: dict[str, str] = {
     **X64_DTYPES, "f8": "float64", "i8": "int64", "u8": "uint64", "c16": "complex128",
 }
+#: NumPy's default-type aliases, 64-bit in jax.numpy too (jax 0.10.2: `jnp.float_` is
+#: float64, `jnp.full(..., dtype=jnp.float_)` gives float32 with the UserWarning).
+X64_DTYPES.update({"float_": "float64", "complex_": "complex128", "int_": "int64", "uint": "uint64"})
 #: Modules whose dtype objects these names are (`jnp.float64`, `np.float64`).
 X64_DTYPE_MODULES: tuple[str, ...] = ("jax.numpy", "numpy")
 #: Calls that turn x64 on (for the whole process, or in a `with` block).
@@ -570,6 +573,15 @@ NAN_GRADIENT_FUNCTIONS: frozenset[str] = frozenset({
     "jax.numpy.arcsin", "jax.numpy.arccos", "jax.numpy.reciprocal",
     "jax.lax.sqrt", "jax.lax.rsqrt", "jax.numpy.cbrt", "jax.lax.log", "jax.lax.log1p",
 })
+#: Where each of them has an infinite derivative (or no value): "zero" at 0 only,
+#: "nonpositive" at 0 and below. A `jnp.where` that excludes none of those points
+#: is fine (`jnp.where(x < 1, jnp.sqrt(x), 1)`: the untaken x >= 1 are finite).
+#: Functions not listed here (log1p, arcsin, arccos) are taken as singular anywhere.
+NAN_GRADIENT_SINGULAR: dict[str, str] = {
+    "jax.numpy.sqrt": "nonpositive", "jax.numpy.log": "nonpositive", "jax.numpy.log2": "nonpositive",
+    "jax.numpy.log10": "nonpositive", "jax.lax.sqrt": "nonpositive", "jax.lax.rsqrt": "nonpositive",
+    "jax.lax.log": "nonpositive", "jax.numpy.reciprocal": "zero", "jax.numpy.cbrt": "zero",
+}
 #: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
 NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
 #: Wrappers that keep an argument in range, so its derivative stays finite:

@@ -14,7 +14,15 @@ line count, so line numbers stay exact:
 - other line magics, `!shell` lines and `obj?` help become `pass`;
 - `x = !ls` / `x = %sx ls` become `x = _ipython_magic()` (a value of unknown kind);
 - a cell magic that runs Python (`%%time`, `%%timeit`, `%%capture`, ...) keeps its body;
-  any other (`%%bash`, `%%writefile`, `%%html`, ...) skips the whole cell.
+  any other (`%%bash`, `%%writefile`, `%%html`, ...) skips the whole cell;
+- a `!` / `%` line ending in `\\` continues on the next lines, which go with it;
+- an automagic (a line magic or alias without its `%`: `cd ..`, `pip install -q x`)
+  is read as the magic when it is the cell's only line and not Python (IPython
+  applies automagic to one-line cells only);
+- a cell whose first line is indented loses that indent on every line that has it
+  (IPython's `leading_indent`), and a cell of `>>> ` prompts loses its prompts.
+These follow IPython's own `TransformerManager.transform_cell` and automagic
+prefilter (tests/test_notebooks.py checks examples against it where IPython is installed).
 A cell that still does not parse is skipped with one diagnostic, and the others
 are linted.
 """
@@ -44,6 +52,24 @@ STATEMENT_LINE_MAGICS = frozenset({"time", "timeit"})
 TIMED_MARKER = "# jaxlint-magic: "
 # `%timeit` options that take a value (`-n 10`, `-r3`).
 _TIMEIT_VALUE_OPTIONS = frozenset({"-n", "-r", "-p"})
+
+# Line magics and aliases that IPython runs without their `%` (automagic is on by
+# default): IPython 8's `lsmagic()` line magics, the POSIX aliases, and the package
+# managers' magics that Jupyter and Colab add.
+AUTOMAGICS = frozenset({
+    "alias", "alias_magic", "autoawait", "autocall", "automagic", "bookmark", "cat", "cd", "clear",
+    "colors", "conda", "config", "cp", "cpaste", "debug", "dhist", "dirs", "doctest_mode", "ed", "edit",
+    "env", "gui", "hist", "history", "killbgscripts", "ldir", "less", "lf", "lk", "ll", "load",
+    "load_ext", "loadpy", "logoff", "logon", "logstart", "logstate", "logstop", "ls", "lsmagic", "lx",
+    "macro", "magic", "mamba", "man", "matplotlib", "micromamba", "mkdir", "more", "mv", "notebook",
+    "page", "paste", "pastebin", "pdb", "pdef", "pdoc", "pfile", "pinfo", "pinfo2", "pip", "popd",
+    "pprint", "precision", "prun", "psearch", "psource", "pushd", "pwd", "pycat", "pylab", "quickref",
+    "recall", "rehashx", "reload_ext", "rep", "rerun", "reset", "reset_selective", "rm", "rmdir", "run",
+    "save", "sc", "set_env", "store", "sx", "system", "tb", "tensorflow_version", "time", "timeit",
+    "unalias", "unload_ext", "uv", "who", "who_ls", "whos", "xdel", "xmode",
+})
+_AUTOMAGIC = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)(?:\s+(?P<rest>.*))?$")
+_PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
 
 _ASSIGN_MAGIC = re.compile(r"^(?P<lhs>\s*[A-Za-z_][\w.,\s\[\]()*]*?\s*=\s*)(?P<rhs>[!%].*)$")
 _HELP = re.compile(r"^\s*(\?\??[\w.]+|[\w.]+\?\??)\s*$")
@@ -101,8 +127,9 @@ def _statement_magic(line: str) -> Optional[tuple[str, int]]:
     return _indent(line) + statement + f"  {TIMED_MARKER}{m.group(1)}", start - len(_indent(line))
 
 
-def _python_line(line: str) -> tuple[str, int]:
-    """One line of IPython as Python of the same extent: (text, columns removed)."""
+def _python_line(line: str, automagic: bool = False) -> tuple[str, int]:
+    """One line of IPython as Python of the same extent: (text, columns removed).
+    `automagic`: the line is the whole cell, where IPython reads `cd ..` as `%cd ..`."""
     stripped = line.lstrip()
     if not stripped:
         return line, 0
@@ -116,12 +143,42 @@ def _python_line(line: str) -> tuple[str, int]:
     m = _ASSIGN_MAGIC.match(line)
     if m and not stripped.startswith("#"):
         return m.group("lhs") + "_ipython_magic()", 0
+    if automagic and _automagic(line):
+        text, offset = _python_line(_indent(line) + "%" + stripped)
+        return text, offset - 1 if text.strip() != "pass" else 0
     return line, 0
+
+
+def _automagic(line: str) -> bool:
+    """`cd ..`, `pip install -q optax`: a magic's name first, then anything but an
+    assignment or an operator, on a line that is not Python."""
+    m = _AUTOMAGIC.match(line)
+    if not m or m.group("name") not in AUTOMAGICS:
+        return False
+    rest = m.group("rest") or ""
+    if re.match(r"(=[^=]|[-+*/%&|^<>!=,(\[:]=?\s)", rest):
+        return False  # `ls = files`, `time + 1`: Python, as IPython's assignment and operator checks say
+    return _parses([line.strip()]) is not None
+
+
+def _leading_indent(lines: list[str]) -> tuple[list[str], list[int]]:
+    """IPython's `leading_indent` and prompt stripping: the first line's indent (or a
+    `>>> ` prompt) comes off every line that starts with it."""
+    first = next((l for l in lines if l.strip()), None)
+    if first is None:
+        return lines, [0] * len(lines)
+    prompt = _PROMPT.match(first)
+    if prompt:
+        cut = [len(m.group(0)) if (m := _PROMPT.match(l)) else 0 for l in lines]
+    else:
+        indent = _indent(first)
+        cut = [len(indent) if indent and l.startswith(indent) else 0 for l in lines]
+    return [l[n:] for l, n in zip(lines, cut)], cut
 
 
 def _cell_python(source: str) -> Optional[tuple[list[str], list[int]]]:
     """The cell as Python lines (None: a cell magic that does not run Python)."""
-    lines = source_lines(source)
+    lines, cut = _leading_indent(source_lines(source))
     out: list[str] = []
     offsets: list[int] = []
     first = next((i for i, l in enumerate(lines) if l.strip()), None)
@@ -131,12 +188,21 @@ def _cell_python(source: str) -> Optional[tuple[list[str], list[int]]]:
         if not m or m.group(1) not in PYTHON_CELL_MAGICS:
             return None
         out.extend([""] * first + ["pass"])
-        offsets.extend([0] * (first + 1))
+        offsets.extend(cut[:first + 1])
         body_start = first + 1
-    for line in lines[body_start:]:
-        text, offset = _python_line(line)
+    # IPython applies automagic only to a cell of one line (InteractiveShell.transform_cell).
+    single = first is not None and len(source.splitlines()[first:]) == 1 and body_start == 0
+    continued = False
+    for line, n in zip(lines[body_start:], cut[body_start:]):
+        if continued:  # the rest of a `!cmd \\` or `%magic \\` line
+            out.append("")
+            offsets.append(n)
+            continued = line.rstrip().endswith("\\")
+            continue
+        text, offset = _python_line(line, single)
         out.append(text)
-        offsets.append(offset)
+        offsets.append(offset + n)
+        continued = text is not line and line.rstrip().endswith("\\")
     return out, offsets
 
 

@@ -334,7 +334,7 @@ def test_jax103_jit_keeps_the_traced_value():
         assert float(jax.jit(ns["impure_uses_global"])(4.0)) == 14.0
 
 
-def test_jax103_global_statement_anywhere_makes_it_stale():
+def test_jax103_setter_between_two_calls_makes_it_stale():
     code = check_marked("""
         import jax
 
@@ -354,6 +354,39 @@ def test_jax103_global_statement_anywhere_makes_it_stale():
     """)
     ns, _ = run(code)
     assert float(ns["after"]) == pytest.approx(0.9)  # still uses 0.1
+
+
+def test_jax103_follows_the_jitted_function_by_scope():
+    # main's sgd is called, lr rebound, sgd called again: stale. build's sgd, of the
+    # same name, is a new function on every call of build: never stale.
+    code = check_marked("""
+        import jax
+
+        lr = 0.1
+
+        def main(w):
+            global lr
+
+            @jax.jit
+            def sgd(w, g):
+                return w - lr * g  # expect: JAX103
+
+            for _ in range(3):
+                w = sgd(w, 1.0)
+                lr = lr * 0.5
+            return w
+
+        def build(w):
+            @jax.jit
+            def sgd(w, g):
+                return w - lr * g
+
+            return sgd(w, 1.0)
+
+        out = main(1.0)
+    """)
+    ns, _ = run(code)
+    assert float(ns["out"]) == pytest.approx(0.7)  # 1 - 3 * 0.1: lr stayed 0.1 in the trace
 
 
 def test_jax103_silent_cases_run_cleanly():

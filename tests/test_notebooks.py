@@ -175,3 +175,58 @@ def test_non_python_notebook_is_skipped(tmp_path):
                      metadata={"language_info": {"name": "R"}})
     found, result = _found(path)
     assert found == set() and result.diagnostics == []
+
+
+# (cell, whether IPython runs it): each checked against IPython itself where it is installed.
+IPYTHON_CELLS = [
+    ("  x = 1\n  y = x + 1\n", True),  # leading_indent: the first line's indent comes off
+    ("\n  x = 1\n  if x:\n      y = 2\n", True),
+    ("  x = 1\n y = 2\n", False),  # a line without the first line's indent stays
+    ("!pip install \\\n   jax flax\nimport jax\n", True),  # `\\` continues the shell line
+    ("%pip install -q \\\n  optax\nx = 1\n", True),
+    ("jnp.sum?\n", True),
+    ("x = 1\n??jnp\n", True),
+    ("cd ..\n", True),  # automagic
+    ("\ncd ..", True),
+    ("  cd ..\n", True),
+    ("pip install -q optax", True),
+    ("conda install -y jax", True),
+    ("time f(x)\n", True),
+    ("cd ..\n\n", False),  # automagic applies to one-line cells only
+    ("pip install -q optax\nimport optax\n", False),
+    (">>> x = 1\n>>> y = x\n", True),
+    ("files = !ls\n", True),
+    ("for i in range(3):\n    !echo hi\n", True),
+    ("  %%time\n  x = 1\n", True),
+    ("  !nvidia-smi\n  import jax\n", True),
+    ("%%capture\n!pip install -q \\\n   flax\n", True),
+    ("ls = [1]\nls\n", True),
+]
+
+
+@pytest.mark.parametrize("cell,runs", IPYTHON_CELLS)
+def test_cells_parse_as_ipython_runs_them(cell, runs):
+    from jaxlint.notebook import _cell_python, _parses
+
+    converted = _cell_python(cell)
+    assert (converted is None or _parses(converted[0]) is None) == runs
+
+
+@pytest.mark.parametrize("cell,runs", IPYTHON_CELLS)
+def test_ipython_agrees(cell, runs):
+    import ast
+
+    interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
+    shell = interactiveshell.InteractiveShell.instance()
+    try:
+        ast.parse(shell.transform_cell(cell))
+    except SyntaxError:
+        assert not runs
+    else:
+        assert runs
+
+
+def test_indented_cell_maps_findings_back_to_its_columns(tmp_path):
+    path = _notebook(tmp_path, "  import jax\n  import jax.numpy as jnp\n  x = jnp.zeros(3, dtype=jnp.float64)\n")
+    [f] = lint_notebook(str(path), Settings(select=("JAX702",))).findings
+    assert (f.cell, f.line, f.col) == (1, 3, 7)

@@ -145,3 +145,87 @@ def test_the_jit_inside_the_timed_call_is_part_of_the_work(lint):
             return time.time() - t
     """
     assert findings(lint, code) == [(8, "JAX601")]
+
+
+def test_while_counting_rounds_does_not_wait(lint):
+    # Only a test that reads what the loop computes waits for each round.
+    code = """\
+import time
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(x):
+    return x @ x
+
+
+x = jnp.ones((64, 64))
+i = 0
+t0 = time.perf_counter()
+while i < 3:
+    x = step(x)
+    i += 1
+t1 = time.perf_counter()
+"""
+    assert findings(lint, code) == [(17, "JAX601")]
+
+
+def test_sync_earlier_in_the_loop_body_waits_for_the_previous_round(lint):
+    code = """\
+import time
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(w):
+    return w * 0.9, jnp.sum(w)
+
+
+w = jnp.ones(3)
+loss = jnp.zeros(())
+t0 = time.perf_counter()
+for i in range(100):
+    print(i, loss)
+    w, loss = step(w)
+elapsed = time.perf_counter() - t0
+"""
+    assert findings(lint, code) == []
+
+
+def test_fstring_formats_the_result_before_reading_the_clock(lint):
+    code = """\
+import time
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def step(w):
+    return w * 0.9, jnp.sum(w)
+
+
+w = jnp.ones(3)
+t0 = time.time()
+w, loss = step(w)
+print(f"loss {loss:.3f} took {time.time() - t0:.2f}s")
+print(f"took {time.time() - t0:.2f}s, loss {loss:.3f}")
+"""
+    # The first f-string formats `loss` (waiting for it) before the clock is read.
+    assert findings(lint, code) == []
+
+
+def test_a_clock_read_that_starts_the_next_timer_is_not_the_stop(lint):
+    code = """\
+import time
+import jax.numpy as jnp
+
+x = jnp.ones((100, 100))
+t_total = time.time()
+y = jnp.dot(x, x)
+t_phase = time.time()
+z = jnp.dot(y, y)
+print("phase 2", time.time() - t_phase)
+"""
+    assert findings(lint, code) == [(9, "JAX601")]

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.engine.model import walk
+from jaxlint.engine.order import is_wrapper, program_runs, runs_between
 
 from jaxlint.rules._impurity import trace_time_function, where
 from jaxlint.rules.base import Rule
-
-# Module-level statements that only choose an initial value (`if cond: X = 1
-# else: X = 2`, `try: X = f() except: X = None`) are not later rebindings.
-_CONDITIONAL_INIT = (cst.If, cst.Try, cst.TryStar, cst.With, cst.Match)
-
 
 class StaleGlobalRead(Rule):
     code = "JAX103"
@@ -25,6 +20,7 @@ class StaleGlobalRead(Rule):
         writes = self._rebinding_writes()
         if not writes:
             return
+        reads = []
         for node in model.nodes(cst.Name):
             name = node.value
             if name not in writes or not self._is_load(node):
@@ -37,19 +33,28 @@ class StaleGlobalRead(Rule):
             bindings = model.scope_of(node).lookup(name)
             if bindings is None or bindings is not model.module_scope.bindings.get(name):
                 continue  # a local or closure variable of the same name
+            # The jitted function whose trace is cached: a lax body or helper inside
+            # it is traced with it; a jitted function defined inside `main()` is its own.
             top = func
-            while top.enclosing is not None:
+            while top.enclosing is not None and any(c.cached for c in top.enclosing.contexts.values()):
                 top = top.enclosing
-            later = [w for w in writes[name] if self._after(w, top)]
-            if not later:
+            if isinstance(top.node, cst.FunctionDef):
+                reads.append((node, func, top))
+        if not reads:
+            return
+        names = {id(top): self._call_names(top) for _, _, top in reads}
+        runs = program_runs(model, frozenset(n for group in names.values() for n in group))
+        for node, func, top in reads:
+            # Stale only when the program calls the same jitted function, rebinds the
+            # global, then calls it again: a rebinding before the first call, or with
+            # a fresh function (or jax.clear_caches()), traces afresh.
+            write = runs_between(runs, names[id(top)], node.value, top.node)
+            if write is None:
                 continue
-            module_writes = [w for w in later if model.function_of(w) is None]
-            if len(module_writes) == len(later) and not any(
-                    self._stale_in_module_order(top, w) for w in module_writes):
-                continue
+            name = node.value
             msg = (f"global `{name}` read {where(func)} is baked in at trace time: after `{name}` "
-                   f"is rebound, later calls still use the old value; pass `{name}` as an "
-                   f"argument instead")
+                   f"is rebound on line {model.line_of(write.node)}, later calls still use the old "
+                   f"value; pass `{name}` as an argument instead")
             yield self.report(node, msg, func, global_name=name)
 
     def _rebinding_writes(self) -> dict[str, list[cst.CSTNode]]:
@@ -62,76 +67,25 @@ class StaleGlobalRead(Rule):
             # try: import x except ImportError: x = None) does not go stale.
             if any(b.kind in ("def", "class", "import") for b in bindings):
                 continue
-            kept = [n for n in nodes if model.function_of(n) is not None or not self._conditional(n)]
-            if kept:
-                out[name] = kept
+            out[name] = nodes
         return out
 
-    def _stale_in_module_order(self, top, write) -> bool:
-        """A module-level rebinding goes stale only if the jitted function runs (is
-        traced) before it and runs again after it, as the same function object.
-
-        Scripts and notebooks often rebind a global before the only call, or rebind
-        it and redefine the jitted function in the same cell: both trace afresh.
-        """
+    def _call_names(self, top) -> frozenset[str]:
+        """The names the jitted function is called by: its own, and module-level names
+        bound to a transform of it (`step = jax.jit(train_step)`)."""
         model = self.model
-        w = model.order[write]
-        runs = self._run_orders(top)
-        if runs is None:
-            return False  # how the function is called is not known: stay silent
-        before = any(model.order[top.node] < r < w for r, _ in runs)
-        after = any(r > w and not self._redefined(top, w, r, name) for r, name in runs)
-        return before and after
-
-    def _run_orders(self, top):
-        """(order, name) of each module-level statement that calls the function,
-        directly, through a name bound to a transform of it, or through a top-level
-        function that uses it. None if it has no name to follow."""
-        model = self.model
-        if not isinstance(top.node, cst.FunctionDef):
-            return None
         names = {top.name}
         for stmt in model.nodes(cst.Assign):
             if model.function_of(stmt) is None and len(stmt.targets) == 1 \
-                    and isinstance(stmt.targets[0].target, cst.Name) \
-                    and any(isinstance(n, cst.Name) and n.value == top.name
-                            for n in walk(stmt.value)):
+                    and isinstance(stmt.targets[0].target, cst.Name) and self._wraps(stmt.value, top.name):
                 names.add(stmt.targets[0].target.value)
-        users = set()
-        runs = []
-        for node in model.nodes(cst.Name):
-            if node.value not in names or not self._is_load(node):
-                continue
-            f = model.function_of(node)
-            if f is None:
-                runs.append((model.order[node], node.value))
-                continue
-            while f.enclosing is not None:
-                f = f.enclosing
-            if f is not top and isinstance(f.node, cst.FunctionDef):
-                users.add(f.name)
-        if users:
-            for node in model.nodes(cst.Name):
-                if node.value in users and model.function_of(node) is None and self._is_load(node):
-                    runs.append((model.order[node], node.value))
-        return runs
+        return frozenset(names)
 
-    def _redefined(self, top, after: int, before: int, name: str) -> bool:
-        """Whether `name` is bound anew between two points: a new function is traced."""
-        for b in self.model.module_scope.bindings.get(name, ()):
-            if b.node is not top.node and after < b.order < before:
-                return True
-        return False
-
-    def _conditional(self, node) -> bool:
-        return any(isinstance(a, _CONDITIONAL_INIT) for a in self.model.ancestors(node))
-
-    def _after(self, write, func) -> bool:
-        """A `global` write in a function, or a module-level rebinding after `func` exists."""
-        model = self.model
-        if model.function_of(write) is not None:
-            return True
-        return model.order[write] > model.order[func.node]
+    def _wraps(self, value: cst.BaseExpression, name: str) -> bool:
+        """`jax.jit(name)`, `jax.jit(jax.grad(name))`, `partial(name, ...)`: the function, wrapped."""
+        while isinstance(value, cst.Call) and is_wrapper(self.model, value) and value.args:
+            value = value.args[0].value
+        return isinstance(value, cst.Name) and value.value == name
 
     def _is_load(self, node: cst.Name) -> bool:
         model = self.model

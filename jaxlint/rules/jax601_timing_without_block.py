@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
+from jaxlint.engine.model import walk
 from jaxlint.jax_api import (BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS,
                              TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -52,7 +53,7 @@ class TimingWithoutBlock(Rule):
             work = self._last_work(region, model.function_of(start))
             if work is None or self._blocked(work, region) or self._blocks_each_round(start, stop, calls):
                 continue
-            if self._may_sync_after(work, region) or self._rate_limit(stop):
+            if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}` "
@@ -116,8 +117,37 @@ class TimingWithoutBlock(Rule):
                 if isinstance(parent, cst.Assign) and any(
                         isinstance(t.target, cst.Name) and t.target.value in names for t in parent.targets):
                     return None  # `t0 = time.time()` again: the timer restarts, nothing is read
+                if self._starts_another_timer(clock, names):
+                    continue
                 return clock
         return None
+
+    def _starts_another_timer(self, clock: cst.Call, names: list[str]) -> bool:
+        """A clock read that only starts the next timer: `t1 = time.time()` whose `t1`
+        is later subtracted as a start (`time.time() - t1`) and never meets `t0`, or
+        `time.time() - t1` itself. The finding belongs on the read that stops `t0`."""
+        model = self.model
+        stmt = next((a for a in model.ancestors(clock)
+                     if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement))), None)
+        if stmt is None or _mentions(stmt, names):
+            return False
+        if isinstance(stmt, cst.Assign):
+            own = [t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)]
+            if not own:
+                return False
+            later = [n for n in model.nodes(cst.BinaryOperation)
+                     if model.order[n] > model.order[clock] and model.function_of(n) is model.function_of(clock)]
+            if any(_mentions(n, own) and _mentions(n, names) for n in later):
+                return False
+            return any(isinstance(n.operator, cst.Subtract) and _mentions(n.right, own) for n in later)
+        # `print(time.time() - t1)`: the read stops another timer.
+        for anc in model.ancestors(clock):
+            if anc is stmt:
+                return False
+            if isinstance(anc, cst.BinaryOperation) and isinstance(anc.operator, cst.Subtract) \
+                    and isinstance(anc.right, cst.Name):
+                return True
+        return False
 
     def _rate_limit(self, stop: cst.Call) -> bool:
         """`if time.time() - last > interval:` throttles logging; it times nothing."""
@@ -128,19 +158,27 @@ class TimingWithoutBlock(Rule):
                 return False
         return False
 
-    def _may_sync_after(self, work: cst.Call, region: list[cst.Call]) -> bool:
+    def _may_sync_after(self, work: cst.Call, region: list[cst.Call], stop: cst.Call, first: int) -> bool:
         """Whether code after the work may wait for it: only definite dispatch-only code
         between the work and the clock makes the timing wrong.
 
         Any call that is neither JAX work nor a known pure-Python helper (a logger, a
-        metrics helper that calls `device_get`, `np.mean`), and any formatting, `assert`
-        or `if` on a value, may read a result on the host, which waits for it.
+        metrics helper that calls `device_get`, a progress bar, `plt.savefig`), and any
+        formatting, `assert` or `if` on a value, may read a result on the host, which
+        waits for it. In a loop around the work, code before the work runs after the
+        previous round's work, and a `while` test runs after each round's.
         """
         model = self.model
         after = model.order[work]
         ancestors = set(model.ancestors(work))
+        loops = [a for a in ancestors if isinstance(a, (cst.For, cst.While)) and model.order[a] >= first]
+        loop_bodies = [loop.body for loop in loops]
+
+        def runs_after_work(node: cst.CSTNode) -> bool:
+            return model.order[node] > after or any(b in set(model.ancestors(node)) for b in loop_bodies)
+
         for c in region:
-            if model.order[c] <= after or c in ancestors or work in set(model.ancestors(c)):
+            if c in ancestors or work in set(model.ancestors(c)) or not runs_after_work(c):
                 continue  # before the work, around it, or part of it (`jax.jit(f)` in `jax.jit(f)(x)`)
             if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON:
                 continue
@@ -150,10 +188,48 @@ class TimingWithoutBlock(Rule):
                     isinstance(a.value, _STRINGS) for a in c.args):
                 continue  # print("done"): a constant message reads no array
             return True
-        last = max((model.order[c] for c in region), default=after)
+        end = model.order[stop]
+        stop_ancestors = set(model.ancestors(stop))
+        if self._formats_before(stop):
+            return True
         for node in model.nodes(cst.FormattedString, cst.Assert, cst.If, cst.While):
             # f"{loss}", `assert x.all()`, `if loss > 0`: each may read a result.
-            if after < model.order[node] <= last and model.function_of(node) is model.function_of(work):
+            if node in stop_ancestors or model.order[node] >= end or not runs_after_work(node) \
+                    or node in ancestors or model.function_of(node) is not model.function_of(work):
+                continue
+            return True
+        # `while not done:` around the work, with `done` computed by it: the test reads
+        # the result after every round.
+        return any(isinstance(loop, cst.While) and self._reads_results(loop.test, loop) for loop in loops)
+
+    def _formats_before(self, stop: cst.Call) -> bool:
+        """`f"loss {loss:.3f} in {time.time() - t0:.1f}s"`: an f-string formats its parts
+        left to right, so a value formatted before the clock read is already on the host."""
+        child: cst.CSTNode = stop
+        for anc in self.model.ancestors(stop):
+            if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return False
+            if isinstance(anc, cst.FormattedString):
+                for part in anc.parts:
+                    if part is child:
+                        break
+                    if isinstance(part, cst.FormattedStringExpression) \
+                            and not isinstance(part.expression, _STRINGS + (cst.Integer, cst.Float)):
+                        return True
+            child = anc
+        return False
+
+    def _reads_results(self, test: cst.BaseExpression, loop: cst.While) -> bool:
+        """A `while` test around the work that names what the loop body binds from JAX work."""
+        model = self.model
+        names = {n.value for n in _names(test)}
+        for assign in model.nodes(cst.Assign, cst.AugAssign):
+            if loop not in set(model.ancestors(assign)):
+                continue
+            targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
+            bound = {n.value for t in targets for n in _names(t.target)}
+            if bound & names and any(isinstance(c, cst.Call) and self._is_jax_work(c)
+                                     for c in walk(assign.value)):
                 return True
         return False
 
@@ -284,6 +360,14 @@ class TimingWithoutBlock(Rule):
         if q in _FORMATTERS:
             return any(not isinstance(a.value, _STRINGS) for a in call.args if a.keyword is None)
         return True
+
+
+def _names(node: cst.CSTNode):
+    return [n for n in walk(node) if isinstance(n, cst.Name)]
+
+
+def _mentions(node: cst.CSTNode, names) -> bool:
+    return any(n.value in names for n in _names(node))
 
 
 def _computes_nothing(info: FunctionInfo) -> bool:

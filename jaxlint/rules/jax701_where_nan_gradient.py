@@ -8,8 +8,8 @@ import libcst as cst
 
 from jaxlint.engine.model import children
 
-from jaxlint.jax_api import (FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_POWERS,
-                             NAN_GRADIENT_SAFE_WRAPPERS)
+from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_FUNCTIONS,
+                             NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS, NAN_GRADIENT_SINGULAR)
 from jaxlint.rules.base import Rule
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -45,13 +45,18 @@ class WhereNanGradient(Rule):
             if not guarded:
                 continue
             safe = _safe_names(func.node)
-            for branch in (call.args[1].value, call.args[2].value):
+            differentiated = _differentiated_names(model, func)
+            for taken_when, branch in ((True, call.args[1].value), (False, call.args[2].value)):
                 for op, arg in _risky_through_names(model, func, branch):
                     names = _names(arg) & guarded
                     if not names or names <= safe or _is_safe(model, arg, guarded) or op in reported:
                         continue
                     value = model.value(arg)
                     if value.static or not (value.maybe_tracer or names & _traced_names(func)):
+                        continue
+                    if differentiated is not None and not _names(op) & differentiated:
+                        continue  # no gradient flows through the branch: nothing to multiply by 0
+                    if _excluded_finite(model, cond, taken_when, op, arg):
                         continue
                     reported.add(op)
                     yield self.report(op, (
@@ -80,7 +85,133 @@ def _reverse_description(func) -> str:
 def _traced_names(func) -> set[str]:
     """Traced parameters, and the names the function binds from them (under grad,
     `d2 = jnp.sum(x ** 2)` is a tracer too; the value analysis calls it concrete)."""
-    out = {p for p, v in func.param_values.items() if v.traced}
+    return _derived_names(func, {p for p, v in func.param_values.items() if v.traced})
+
+
+def _differentiated_names(model, func) -> Optional[set[str]]:
+    """The parameters reverse mode differentiates (grad's `argnums`, by default the
+    first; a helper's traced parameters) and the names bound from them; None when
+    some context does not say."""
+    params = list(func.positional)
+    out: set[str] = set()
+    for c in func.contexts.values():
+        if not c.differentiates or set(c.transforms) <= FORWARD_ONLY_TRANSFORMS:
+            continue
+        if c.via == "helper":
+            if c.traced_params is None:
+                return None
+            out |= set(c.traced_params)
+            continue
+        argnums = _argnums(model, c.origin, func)
+        if argnums is None:
+            return None
+        out |= {params[i] for i in argnums if -len(params) <= i < len(params)}
+    return _derived_names(func, out)
+
+
+def _argnums(model, origin, func) -> Optional[tuple[int, ...]]:
+    """`argnums` of the differentiating transform in a decorator or wrapping call:
+    `@jax.grad` -> (0,), `jax.jit(jax.grad(f, argnums=(0, 1)))` -> (0, 1)."""
+    node = origin
+    while node is not None:
+        if isinstance(node, cst.Call) and model.qualname(node.func) == "functools.partial" and node.args:
+            spec = DIFFERENTIATING.get(model.qualname(node.args[0].value))
+            if spec is None:
+                return None
+            return _argnums_given(node, spec, 1)
+        q = model.qualname(node.func if isinstance(node, cst.Call) else node)
+        spec = DIFFERENTIATING.get(q) if q else None
+        if spec is not None:
+            if not isinstance(node, cst.Call):
+                return (0,)  # `@jax.grad`
+            first = node.args[0].value if node.args else None
+            if first is func.node or isinstance(first, cst.Name) and first.value == func.name:
+                return _argnums_given(node, spec, 0)
+        if not isinstance(node, cst.Call) or not node.args:
+            return None
+        node = node.args[0].value  # jax.jit(jax.grad(f)): look inside
+    return None
+
+
+def _argnums_given(call: cst.Call, spec, before: int) -> Optional[tuple[int, ...]]:
+    """The literal argnums of a grad call (default (0,)); `before`: arguments ahead of
+    the function's options (1 for `partial(jax.grad, ...)` without the function)."""
+    if not spec.has_argnums:
+        return (0,)
+    given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "argnums"), None)
+    pos = [a.value for a in call.args if a.keyword is None]
+    if given is None and before == 0 and spec.argnums_position is not None and len(pos) > spec.argnums_position:
+        given = pos[spec.argnums_position]  # jax.grad(f, 1)
+    if given is None:
+        return (0,)
+    items = [el.value for el in given.elements] if isinstance(given, (cst.Tuple, cst.List)) else [given]
+    out = tuple(_number(i) for i in items)
+    if any(v is None or v != int(v) for v in out):
+        return None
+    return tuple(int(v) for v in out)
+
+
+def _excluded_finite(model, cond: cst.BaseExpression, taken_when: bool, op: cst.CSTNode,
+                     arg: cst.BaseExpression) -> bool:
+    """`jnp.where(x < 1, jnp.sqrt(x), 1)`: the condition compares the risky argument with
+    a number, and the inputs it leaves to the other branch hold no point where the
+    operation's derivative is infinite (NaN needs 0 times inf there)."""
+    singular = _singular_set(model, op)
+    if singular is None or not isinstance(cond, cst.Comparison) or len(cond.comparisons) != 1:
+        return False
+    target = cond.comparisons[0]
+    code = model.module.code_for_node
+    op_name = type(target.operator).__name__
+    if code(cond.left) == code(arg) and _number(target.comparator) is not None:
+        c = _number(target.comparator)
+    elif code(target.comparator) == code(arg) and _number(cond.left) is not None:
+        c = _number(cond.left)
+        op_name = _FLIPPED.get(op_name, op_name)
+    else:
+        return False
+    if op_name not in _NEGATED:
+        return False
+    # The untaken inputs: where the condition has the other truth value.
+    excluded = _NEGATED[op_name] if taken_when else op_name
+    return not _meets(excluded, c, singular)
+
+
+_FLIPPED = {"GreaterThan": "LessThan", "LessThan": "GreaterThan",
+            "GreaterThanEqual": "LessThanEqual", "LessThanEqual": "GreaterThanEqual"}
+_NEGATED = {"GreaterThan": "LessThanEqual", "LessThanEqual": "GreaterThan",
+            "LessThan": "GreaterThanEqual", "GreaterThanEqual": "LessThan",
+            "Equal": "NotEqual", "NotEqual": "Equal"}
+
+
+def _meets(region: str, c: float, singular: str) -> bool:
+    """Whether {x : x <region> c} holds a point of the singular set ("zero": {0},
+    "nonpositive": x <= 0)."""
+    if singular == "zero":
+        return {"GreaterThan": 0 > c, "GreaterThanEqual": 0 >= c, "LessThan": 0 < c,
+                "LessThanEqual": 0 <= c, "Equal": c == 0, "NotEqual": True}[region]
+    return {"GreaterThan": c < 0, "GreaterThanEqual": c <= 0, "LessThan": True,
+            "LessThanEqual": True, "Equal": c <= 0, "NotEqual": True}[region]
+
+
+def _singular_set(model, op: cst.CSTNode) -> Optional[str]:
+    if isinstance(op, cst.BinaryOperation):
+        if isinstance(op.operator, cst.Divide):
+            return "zero"
+        p = _number(op.right)
+        return None if p is None else ("zero" if p == int(p) else "nonpositive")
+    if isinstance(op, cst.Call):
+        q = model.qualname(op.func)
+        if q in NAN_GRADIENT_POWERS:
+            pos = [a.value for a in op.args if a.keyword is None and not a.star]
+            p = _number(pos[1]) if len(pos) > 1 else None
+            return None if p is None else ("zero" if p == int(p) else "nonpositive")
+        return NAN_GRADIENT_SINGULAR.get(q)
+    return None
+
+
+def _derived_names(func, start: set[str]) -> set[str]:
+    """`start` and the names the function binds from them."""
+    out = set(start)
     assigns = []
     stack = children(func.node)
     while stack:

@@ -6,7 +6,9 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.constants import int_constant
 from jaxlint.engine.model import children
+from jaxlint.engine.project import project_facts
 
 from jaxlint.jax_api import (
     X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
@@ -14,6 +16,9 @@ from jaxlint.jax_api import (
 )
 from jaxlint.rules._known_arrays import argument
 from jaxlint.rules.base import Rule
+
+# Narrowed to 32 bits, these change only values past 2**31.
+_INTEGER_DTYPES = frozenset({"int64", "uint64"})
 
 
 class Float64WithoutX64(Rule):
@@ -23,9 +28,15 @@ class Float64WithoutX64(Rule):
     severity = "warning"
 
     def check(self):
-        model = self.model
         if self._enables_x64():
             return
+        reports = list(self._requests())
+        # The project is read only when the file asks for a 64-bit dtype.
+        if reports and not self._project_enables_x64():
+            yield from reports
+
+    def _requests(self):
+        model = self.model
         for call in model.nodes(cst.Call):
             q = model.qualname(call.func)
             dtype: Optional[str] = None
@@ -45,11 +56,19 @@ class Float64WithoutX64(Rule):
                 where = f"`.astype({self.source(arg)})`" if dtype else ""
             if not dtype or self._under_x64_check(call):
                 continue
+            if dtype in _INTEGER_DTYPES and not self._states_large_int(call):
+                continue
             narrow = X64_NARROWED[dtype]
+            if dtype in _INTEGER_DTYPES:
+                loss = "which cannot hold the value stated here (it wraps around or raises OverflowError)"
+                instead = "or keep the values in int32's range"
+            else:
+                loss = "(only a UserWarning), losing precision"
+                instead = f"or ask for {narrow} explicitly"
             yield self.report(call, (
                 f"{where} asks for {dtype}, but x64 is off: JAX silently gives {narrow} instead "
-                f"(only a UserWarning), losing precision; enable x64 with "
-                f'`jax.config.update("jax_enable_x64", True)` at startup, or ask for {narrow} explicitly'))
+                f"{loss}; enable x64 with "
+                f'`jax.config.update("jax_enable_x64", True)` at startup, {instead}'))
 
     # ------------------------------------------------------------------ helpers
     def _under_x64_check(self, call: cst.Call) -> bool:
@@ -72,6 +91,29 @@ class Float64WithoutX64(Rule):
 
     def _enables_x64(self) -> bool:
         return enables_x64(self.model)
+
+    def _project_enables_x64(self) -> bool:
+        """x64 turned on for the program elsewhere: a conftest.py, a package
+        `__init__`, the launcher that imports this module, JAX_ENABLE_X64=1 in a
+        script or README (the engine's project facts)."""
+        model = self.model
+        facts = project_facts(model.path, self.settings)
+        return facts.x64_enabled_for(model.path, model.module.code) is not None
+
+    def _states_large_int(self, call: cst.Call) -> bool:
+        """An integer the call states that int32 cannot hold. Narrowed to int32,
+        small integers (indices, counts, a zero token) keep their values: only a
+        stated value past 2**31 overflows."""
+        stack: list[cst.CSTNode] = [arg.value for arg in call.args]
+        while stack:
+            node = stack.pop()
+            value = int_constant(self.model, node) if isinstance(node, cst.BaseExpression) else None
+            if value is not None:
+                if not -2**31 <= value < 2**31:
+                    return True
+                continue
+            stack.extend(children(node))
+        return False
 
     def _x64_dtype(self, expr: cst.BaseExpression) -> Optional[str]:
         """The 64-bit dtype `expr` names (`jnp.float64`, `np.int64`, `"float64"`), or None."""

@@ -11,19 +11,11 @@ from typing import ClassVar, Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.engine.model import children
-
 from jaxlint import jax_api
 from jaxlint.api_changes import removed_at
+from jaxlint.engine.guards import in_guarded_fallback
 from jaxlint.engine.scopes import dotted_name
 from jaxlint.rules.base import Report, Rule
-
-# Handlers that make a removed name a deliberate compatibility fallback.
-_GUARD_EXCEPTIONS = frozenset({
-    "builtins.ImportError", "builtins.ModuleNotFoundError", "builtins.AttributeError",
-    "builtins.Exception", "builtins.BaseException",
-})
-_GUARD_CALLS = frozenset({"builtins.hasattr", "builtins.getattr"})
 
 
 class RemovedAPIChecks:
@@ -32,8 +24,9 @@ class RemovedAPIChecks:
     A name is reported where it fails: at the import for `from jax import tree_map`
     (ImportError), at the attribute for `jax.tree_map(...)` (AttributeError), at the
     import for a removed module (ModuleNotFoundError). Names are resolved through
-    imports, so a local `tree_map` is not JAX's. Code guarded by `try: ... except
-    ImportError/AttributeError` or `hasattr(...)` is a compatibility shim and left alone.
+    imports, so a local `tree_map` is not JAX's. A compatibility shim (the engine's
+    `in_guarded_fallback`: `try`/`except ImportError`, `hasattr`, a version check)
+    never fails on the installed JAX and is left alone.
     """
 
     migration: ClassVar[str]
@@ -134,37 +127,7 @@ class RemovedAPIChecks:
         return isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node
 
     def _guarded(self, node: cst.CSTNode) -> bool:
-        model = self.model
-        child = node
-        for anc in model.ancestors(node):
-            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
-                for handler in anc.handlers:
-                    if handler.type is None or self._catches(handler.type):
-                        return True
-            elif isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
-                if self._feature_test(anc.test):
-                    return True
-            child = anc
-        return False
-
-    def _catches(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, cst.Tuple):
-            return any(self._catches(el.value) for el in expr.elements)
-        return self.model.qualname(expr) in _GUARD_EXCEPTIONS
-
-    def _feature_test(self, test: cst.BaseExpression) -> bool:
-        """`hasattr(jax, "tree_map")`, `jax.__version__ < "0.4.26"`, ..."""
-        stack = [test]
-        while stack:
-            cur = stack.pop()
-            if isinstance(cur, cst.Call) and self.model.qualname(cur.func) in _GUARD_CALLS:
-                return True
-            if isinstance(cur, cst.Name) and "version" in cur.value.lower():
-                return True
-            if isinstance(cur, cst.Attribute) and "version" in cur.attr.value.lower():
-                return True
-            stack.extend(children(cur))
-        return False
+        return in_guarded_fallback(self.model, node)
 
 
 class RemovedTreeAlias(RemovedAPIChecks, Rule):

@@ -22,6 +22,4 @@ class DeprecatedAPI(RemovedAPIChecks, Rule):
     def _message(self, what: str, subject: str, api: jax_api.RemovedAPI, error: str) -> str:
         since = f"since JAX {api.deprecated_in}" if api.deprecated_in else ""
         until = f" and removed in JAX {api.removed_in}" if api.removed_in else ""
-        if api.note == "in maintenance mode":
-            return f"{what} is {api.note} {since}; new code should use {api.replacement}"
         return f"{what} is deprecated {since}{until}; use {api.replacement}"

@@ -1,0 +1,260 @@
+"""The order in which a program runs its statements, as a list of events.
+
+A module (or a notebook, whose cells run in order) is read from the top, the way
+Python runs it: a call of a function of the file runs that function's body at the
+call (inlined, a few levels deep), a loop body runs twice (enough to see what
+happens between two rounds), both branches of an `if` run one after the other,
+and a `def` binds a fresh function. Each function of the file that the module
+never calls is also read as an entry point of its own, as a library's caller
+would run it.
+
+The events are what rules about "before" and "after" need (JAX103 today):
+- `call`: a watched name is called, or passed to a call as a callback;
+- `write`: a module-level variable is rebound (at module level, or through
+  `global` in a function);
+- `fresh`: a watched name is bound to a new function object (`def`, a lambda, a
+  factory's result), so a jitted function traced before is not the one called after;
+- `clear`: `jax.clear_caches()`, after which everything traces afresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from jaxlint.engine.model import FileModel, children
+from jaxlint.jax_api import TRANSFORMS
+
+CLEAR_CACHE_CALLS = frozenset({"jax.clear_caches"})
+# Wrapping a function is not running it: `jax.jit(step)`, `partial(step, lr)`.
+_WRAPPERS = frozenset(TRANSFORMS) | {"functools.partial"}
+_MAX_DEPTH = 5
+_MAX_EVENTS = 20000
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # "call", "write", "fresh", "clear"
+    name: str
+    node: cst.CSTNode
+    # For a call: the `def` the name resolves to there (None: not known), so two
+    # functions of the same name in different scopes stay apart.
+    target: Optional[cst.CSTNode] = None
+
+
+def program_runs(model: FileModel, watched: frozenset[str]) -> list[list[Event]]:
+    """The event lists of the module and of each function it never calls."""
+    writes: dict[int, list[str]] = {}
+    for name, nodes in model.global_writes.items():
+        for node in nodes:
+            writes.setdefault(id(node), []).append(name)
+    module = _Walker(model, watched, writes)
+    module.block(model.module.body, 0)
+    runs = [module.events]
+    total = len(module.events)
+    for info in _module_functions(model):
+        if info.node in module.entered:
+            continue
+        if total >= _MAX_EVENTS:
+            break
+        walker = _Walker(model, watched, writes)
+        walker.function(info, 0)
+        runs.append(walker.events)
+        total += len(walker.events)
+    return runs
+
+
+def _module_functions(model: FileModel):
+    for stmt in model.module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            info = model.function_info(stmt)
+            if info is not None:
+                yield info
+
+
+def is_wrapper(model: FileModel, call: cst.Call) -> bool:
+    """`jax.jit(f)`, `partial(f, x)`: a call that wraps a function without running it."""
+    return model.qualname(call.func) in _WRAPPERS
+
+
+class _Walker:
+    def __init__(self, model: FileModel, watched: frozenset[str], writes: dict[int, list[str]]):
+        self.model = model
+        self.watched = watched
+        self.writes = writes
+        self.events: list[Event] = []
+        self.entered: set[cst.CSTNode] = set()
+        self._stack: list[cst.CSTNode] = []
+
+    def emit(self, kind: str, name: str, node: cst.CSTNode, target: Optional[cst.CSTNode] = None) -> None:
+        if len(self.events) < _MAX_EVENTS:
+            self.events.append(Event(kind, name, node, target))
+
+    # ------------------------------------------------------------ statements
+    def block(self, body: Iterable[cst.CSTNode], depth: int) -> None:
+        for stmt in body:
+            if len(self.events) >= _MAX_EVENTS:
+                return
+            self.statement(stmt, depth)
+
+    def _body(self, node: Optional[cst.CSTNode], depth: int) -> None:
+        if node is None:
+            return
+        body = getattr(node, "body", None)
+        if isinstance(body, (list, tuple)):
+            self.block(body, depth)
+        elif isinstance(body, cst.CSTNode):
+            self._body(body, depth)
+
+    def statement(self, stmt: cst.CSTNode, depth: int) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(small, depth)
+        elif isinstance(stmt, cst.FunctionDef):
+            for dec in stmt.decorators:
+                self.expr(dec.decorator, depth)
+            self._fresh(stmt.name.value, stmt)
+        elif isinstance(stmt, cst.ClassDef):
+            self._body(stmt.body, depth)
+        elif isinstance(stmt, cst.If):
+            self.expr(stmt.test, depth)
+            self._body(stmt.body, depth)
+            if stmt.orelse is not None:
+                if isinstance(stmt.orelse, cst.If):
+                    self.statement(stmt.orelse, depth)
+                else:
+                    self._body(stmt.orelse.body, depth)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            for _ in range(2):  # two rounds: what runs between them is what goes stale
+                if isinstance(stmt, cst.For):
+                    self.expr(stmt.iter, depth)
+                    self._write(stmt, stmt.target)
+                else:
+                    self.expr(stmt.test, depth)
+                self._body(stmt.body, depth)
+            if stmt.orelse is not None:
+                self._body(stmt.orelse.body, depth)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self._body(stmt.body, depth)
+            for handler in stmt.handlers:
+                self._body(handler.body, depth)
+            if stmt.orelse is not None:
+                self._body(stmt.orelse.body, depth)
+            if stmt.finalbody is not None:
+                self._body(stmt.finalbody.body, depth)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self.expr(item.item, depth)
+            self._body(stmt.body, depth)
+        elif isinstance(stmt, cst.Match):
+            self.expr(stmt.subject, depth)
+            for case in stmt.cases:
+                self._body(case.body, depth)
+
+    def small(self, small: cst.CSTNode, depth: int) -> None:
+        if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            if small.value is not None:
+                self.expr(small.value, depth)  # the value runs before the store
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            for target in targets:
+                self._write(small, target)
+                if isinstance(target, cst.Name) and target.value in self.watched \
+                        and not self._same_function_rewrapped(small.value):
+                    self._fresh(target.value, small)
+            return
+        for child in children(small):
+            self.expr(child, depth)
+
+    def _write(self, stmt: cst.CSTNode, target: cst.CSTNode) -> None:
+        for name in self.writes.get(id(stmt), ()):
+            self.emit("write", name, stmt)
+
+    def _fresh(self, name: str, node: cst.CSTNode) -> None:
+        if name in self.watched:
+            self.emit("fresh", name, node)
+
+    def _same_function_rewrapped(self, value: Optional[cst.BaseExpression]) -> bool:
+        """`step = jax.jit(train_step)` again: jit's cache is keyed by the function, so
+        re-wrapping the same `def` does not retrace (checked under jax 0.10.2)."""
+        model = self.model
+        if not isinstance(value, cst.Call) or model.qualname(value.func) not in TRANSFORMS or not value.args:
+            return False
+        first = value.args[0].value
+        return isinstance(first, cst.Name) and model.resolve_function(first) is not None
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, node: cst.CSTNode, depth: int) -> None:
+        model = self.model
+        stack = [node]
+        calls: list[cst.Call] = []
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                continue  # runs when called, not here
+            if isinstance(cur, cst.Name) and cur.value in self.watched and self._runs(cur):
+                info = model.resolve_function(cur)
+                self.emit("call", cur.value, cur, info.node if info is not None else None)
+            if isinstance(cur, cst.Call):
+                calls.append(cur)
+            stack.extend(reversed(children(cur)))
+        # Arguments run before the call they are passed to: the innermost call first.
+        for call in sorted(calls, key=lambda c: -model.order.get(c, 0)):
+            q = model.qualname(call.func)
+            if q in CLEAR_CACHE_CALLS:
+                self.emit("clear", q, call)
+                continue
+            info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+            if info is not None and isinstance(info.node, cst.FunctionDef) and info.enclosing is None \
+                    and info.name not in self.watched:
+                self.function(info, depth + 1)
+
+    def _runs(self, name: cst.Name) -> bool:
+        """A call of the name, or the name passed to a call that may run it (a callback);
+        `jax.jit(step)` / `partial(step, ...)` only wrap it, unless called at once
+        (`jax.jit(step)(x)`)."""
+        model = self.model
+        node: cst.CSTNode = name
+        while True:
+            parent = model.parent(node)
+            if isinstance(parent, cst.Call) and parent.func is node:
+                return True
+            if not (isinstance(parent, cst.Arg) and parent.value is node):
+                return False
+            call = model.parent(parent)
+            if not isinstance(call, cst.Call):
+                return False
+            if model.qualname(call.func) not in _WRAPPERS:
+                return True
+            node = call  # a wrapped function: does the wrapper run?
+
+    def function(self, info, depth: int) -> None:
+        node = info.node
+        if depth > _MAX_DEPTH or node in self._stack:
+            return
+        self.entered.add(node)
+        self._stack.append(node)
+        self._body(node.body, depth)
+        self._stack.pop()
+
+
+def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
+                 function: Optional[cst.CSTNode] = None) -> Optional[Event]:
+    """The first write of `written` that falls between two calls of the same function
+    object (one of `names`, resolving to `function` where known), with no fresh
+    binding or cache clearing in between."""
+    for events in runs:
+        called = False
+        pending: Optional[Event] = None
+        for event in events:
+            if event.kind == "call" and event.name in names \
+                    and (function is None or event.target is None or event.target is function):
+                if pending is not None:
+                    return pending
+                called = True
+            elif event.kind == "write" and event.name == written and called:
+                pending = pending or event
+            elif (event.kind == "fresh" and event.name in names) or event.kind == "clear":
+                called, pending = False, None
+    return None

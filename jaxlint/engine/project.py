@@ -1,0 +1,210 @@
+"""What the project around a file says about the whole program.
+
+Some facts hold for every module of a program but are written in one place: x64
+is turned on in a `conftest.py`, a package `__init__.py`, the launcher script,
+or by `JAX_ENABLE_X64=1` in a README, a shell script or the environment block of
+a config file. A rule reading one file cannot see them, so this module finds the
+project's root and reads its text files once (a plain text search, cached per
+root), and rules ask `project_facts(model.path, settings)`.
+
+The root is the nearest directory above the file with a project marker
+(`pyproject.toml`, `setup.py`, `setup.cfg`, `.git`). Without one (a checkout
+without its metadata), it is the highest directory, within the directory jaxlint
+was run on, whose parent still holds files of its own: a folder that holds only
+folders is a collection of projects, not a project.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from jaxlint.source import read_bytes
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+# Text files that can turn x64 on for the program: code, notebooks, docs, scripts, configs.
+_TEXT_SUFFIXES = frozenset({
+    ".py", ".ipynb", ".md", ".rst", ".txt", ".sh", ".bash", ".cfg", ".toml", ".ini",
+    ".yaml", ".yml", ".env", ".envrc",
+})
+_TEXT_NAMES = frozenset({"Makefile", "Dockerfile", ".env", ".envrc"})
+_SKIP_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
+_MAX_FILES = 4000
+_MAX_BYTES = 1 << 20
+
+# `jax.config.update("jax_enable_x64", True)`, `os.environ["JAX_ENABLE_X64"] = "True"`,
+# `config.jax_enable_x64 = True`, `%env JAX_ENABLE_X64=1`, `--jax_enable_x64`.
+_X64_ON = re.compile(
+    rb"""jax_enable_x64(?:\\?["'\]\s,=:)]|\\n){0,8}(?:true|1|yes|on)\b|--jax_enable_x64(?=[\s"']|$)""",
+    re.IGNORECASE | re.MULTILINE)
+# In docs, scripts and configs only the environment variable and the flag count:
+# a page may quote `config.update(...)` without the program running it.
+_X64_ENV_ON = re.compile(
+    rb"""JAX_ENABLE_X64(?:["'\]\s,=:]){1,6}(?i:true|1|yes|on)\b|--jax_enable_x64(?=[\s"']|$)""", re.MULTILINE)
+_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b.*|import[ \t]+.*)$", re.MULTILINE)
+_WORD = re.compile(rb"\w+")
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    root: Optional[str]
+    # A file that turns x64 on for every program of the project: a conftest.py, a
+    # script or config setting JAX_ENABLE_X64, a README telling to set it.
+    x64_everywhere: Optional[str] = None
+    # Modules (and notebooks) that turn x64 on when they run.
+    x64_files: tuple[str, ...] = ()
+    # Each module's name (`pkg/sub/mod.py` -> mod, `pkg/__init__.py` -> pkg) and the
+    # words of its import lines: an approximate import graph of the project.
+    module_names: tuple[tuple[str, str], ...] = ()
+    imports: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def x64_enabled_for(self, path: str, source: str = "") -> Optional[str]:
+        """The file that turns x64 on for the program `path` runs in, or None.
+
+        A notebook counts for itself (`%env JAX_ENABLE_X64=1` in a cell); a module
+        for the modules it imports, directly or not, and those that import it (the
+        launcher sets x64, then imports the model); a package's `__init__.py` for
+        the package's modules. An unrelated script does not.
+        """
+        if self.x64_everywhere:
+            return self.x64_everywhere
+        if not self.x64_files or self.root is None:
+            return None
+        path = os.path.abspath(path)
+        if path in self.x64_files:
+            return path
+        names = dict(self.module_names)
+        imports = dict(self.imports)
+        if source:
+            imports[path] = _import_words(source.encode("utf-8", "replace"))
+        mine = self._reachable(path, names, imports)
+        for other in self.x64_files:
+            if other.endswith(".ipynb"):
+                continue  # another notebook is another program
+            if os.path.basename(other) == "__init__.py" and _within(path, os.path.dirname(other)):
+                return other
+            if other in mine or path in self._reachable(other, names, imports):
+                return other
+        return None
+
+    @staticmethod
+    def _reachable(start: str, names: dict[str, str], imports: dict[str, frozenset[str]]) -> set[str]:
+        """The project modules `start` imports, directly or through others."""
+        by_name: dict[str, list[str]] = {}
+        for path, name in names.items():
+            by_name.setdefault(name, []).append(path)
+        seen = {start}
+        todo = [start]
+        while todo:
+            for word in imports.get(todo.pop(), ()):
+                for path in by_name.get(word, ()):
+                    if path not in seen:
+                        seen.add(path)
+                        todo.append(path)
+        return seen
+
+
+NO_PROJECT = ProjectFacts(None)
+
+
+def project_facts(path: str, settings: Optional[Any] = None) -> ProjectFacts:
+    """The facts of the project `path` belongs to (NO_PROJECT for `<string>` / stdin)."""
+    if not path or path.startswith("<") or path == "-":
+        return NO_PROJECT
+    if not os.path.isfile(path):
+        return NO_PROJECT  # text with a made-up name: no project around it
+    start = os.path.dirname(os.path.abspath(path))
+    run_root = getattr(settings, "root", None)
+    root = project_root(start, os.path.abspath(run_root) if run_root else None)
+    return _facts(root)
+
+
+@functools.lru_cache(maxsize=64)
+def project_root(start: str, run_root: Optional[str] = None) -> str:
+    d = start
+    while True:
+        if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    if run_root is None or not _within(start, run_root):
+        return start
+    d = start
+    while d != run_root:
+        parent = os.path.dirname(d)
+        if not _holds_files(parent):
+            break
+        d = parent
+    return d
+
+
+@functools.lru_cache(maxsize=64)
+def _facts(root: str) -> ProjectFacts:
+    x64_files: list[str] = []
+    names: list[tuple[str, str]] = []
+    imports: list[tuple[str, frozenset[str]]] = []
+    for path in _text_files(root):
+        data = read_bytes(path, _MAX_BYTES)  # regular files only: a FIFO would block
+        if not isinstance(data, bytes):
+            continue
+        name = os.path.basename(path)
+        if name.endswith(".py"):
+            names.append((path, _module_name(path, root)))
+            imports.append((path, _import_words(data)))
+        if b"x64" not in data and b"X64" not in data:
+            continue
+        if name.endswith((".py", ".ipynb")):
+            if not _X64_ON.search(data):
+                continue
+            if name == "conftest.py":
+                return ProjectFacts(root, x64_everywhere=path)
+            x64_files.append(path)
+        elif _X64_ENV_ON.search(data):
+            return ProjectFacts(root, x64_everywhere=path)
+    if not x64_files:
+        return ProjectFacts(root)
+    return ProjectFacts(root, x64_files=tuple(x64_files), module_names=tuple(names), imports=tuple(imports))
+
+
+def _module_name(path: str, root: str) -> str:
+    """The name others import the module by: its stem, or its package's for an `__init__.py`."""
+    rel = os.path.relpath(path, root)
+    parts = [p for p in os.path.splitext(rel)[0].split(os.sep) if p not in ("", ".", "..", "__init__")]
+    return parts[-1] if parts else ""
+
+
+def _import_words(data: bytes) -> frozenset[str]:
+    words = set()
+    for line in _IMPORT_LINE.findall(data):
+        words.update(w.decode("ascii", "replace") for w in _WORD.findall(line))
+    return frozenset(words - {"from", "import", "as"})
+
+
+def _text_files(root: str):
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        for name in sorted(filenames):
+            if name in _TEXT_NAMES or os.path.splitext(name)[1] in _TEXT_SUFFIXES:
+                count += 1
+                if count > _MAX_FILES:
+                    return
+                yield os.path.join(dirpath, name)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _holds_files(d: str) -> bool:
+    try:
+        with os.scandir(d) as it:
+            return any(e.is_file() for e in it)
+    except OSError:
+        return False
