@@ -45,8 +45,6 @@ _X64_ON = re.compile(
 # a page may quote `config.update(...)` without the program running it.
 _X64_ENV_ON = re.compile(
     rb"""JAX_ENABLE_X64(?:["'\]\s,=:]){1,6}(?i:true|1|yes|on)\b|--jax_enable_x64(?=[\s"']|$)""", re.MULTILINE)
-_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b.*|import[ \t]+.*)$", re.MULTILINE)
-_WORD = re.compile(rb"\w+")
 
 
 @dataclass(frozen=True)
@@ -100,12 +98,30 @@ class ProjectFacts:
         seen = {start}
         todo = [start]
         while todo:
-            for word in imports.get(todo.pop(), ()):
-                for path in by_name.get(word, ()):
+            importer = todo.pop()
+            package = names.get(importer, "").rpartition(".")[0]
+            for imported in imports.get(importer, ()):
+                for path in _resolve(imported, package, by_name):
                     if path not in seen:
                         seen.add(path)
                         todo.append(path)
         return seen
+
+
+def _resolve(imported: str, package: str, by_name: dict[str, list[str]]) -> list[str]:
+    """The project modules an import name can mean: the dotted path from the root, the
+    same path under `src/`, or (as a script's `import helper` finds its neighbour, and
+    `from .helper import x` does) a module of the importer's own package."""
+    if imported.startswith("."):
+        dots = len(imported) - len(imported.lstrip("."))
+        base = package.split(".") if package else []
+        base = base[:len(base) - (dots - 1)] if dots > 1 else base
+        rest = imported.lstrip(".")
+        return by_name.get(".".join(base + ([rest] if rest else [])), [])
+    found = by_name.get(imported, []) + by_name.get("src." + imported, [])
+    if package:
+        found += by_name.get(package + "." + imported, [])
+    return found
 
 
 NO_PROJECT = ProjectFacts(None)
@@ -173,17 +189,37 @@ def _facts(root: str) -> ProjectFacts:
 
 
 def _module_name(path: str, root: str) -> str:
-    """The name others import the module by: its stem, or its package's for an `__init__.py`."""
+    """The module's dotted path from the project root (`pkg/sub/mod.py` -> pkg.sub.mod,
+    `pkg/__init__.py` -> pkg)."""
     rel = os.path.relpath(path, root)
-    parts = [p for p in os.path.splitext(rel)[0].split(os.sep) if p not in ("", ".", "..", "__init__")]
-    return parts[-1] if parts else ""
+    parts = [p for p in os.path.splitext(rel)[0].split(os.sep) if p not in ("", ".", "..")]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)", re.MULTILINE)
+_PLAIN_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.MULTILINE)
 
 
 def _import_words(data: bytes) -> frozenset[str]:
-    words = set()
-    for line in _IMPORT_LINE.findall(data):
-        words.update(w.decode("ascii", "replace") for w in _WORD.findall(line))
-    return frozenset(words - {"from", "import", "as"})
+    """The module names a file imports: `import a.b` -> a.b; `from a import b, c` -> a,
+    a.b, a.c (b may be a module); relative names keep their leading dots."""
+    names = set()
+    for m in _PLAIN_IMPORT.finditer(data):
+        for item in m.group(1).split(b","):
+            words = item.split()
+            if words:
+                names.add(words[0].decode("ascii", "replace"))
+    for m in _FROM_IMPORT.finditer(data):
+        module = m.group(1).decode("ascii", "replace")
+        names.add(module)
+        for item in m.group(2).split(b","):
+            words = item.split()
+            if words:
+                sep = "" if module.endswith(".") else "."
+                names.add(module + sep + words[0].decode("ascii", "replace"))
+    return frozenset(names)
 
 
 def _text_files(root: str):
