@@ -28,7 +28,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from jaxlint import __version__
 from jaxlint.config import Settings
@@ -143,8 +143,10 @@ def _diagnostic(path: str, item: Any) -> Diagnostic:
 
 
 class Cache:
-    def __init__(self, directory: str, key: str):
+    def __init__(self, directory: str, key: str, settings: Optional[Settings] = None):
         self.directory = directory
+        self.settings = settings
+        self._salts: dict[str, str] = {}  # per path, from get() to put(): one read a file
         self.file = os.path.join(directory, f"results-{key}.json")
         self.entries: dict[str, dict] = {}
         self.dirty = False
@@ -155,7 +157,7 @@ class Cache:
     @classmethod
     def for_settings(cls, settings: Settings) -> "Cache":
         directory = os.environ.get("JAXLINT_CACHE_DIR") or os.path.join(settings.root, CACHE_DIR_NAME)
-        return cls(directory, settings_key(settings))
+        return cls(directory, settings_key(settings), settings)
 
     def _load(self) -> None:
         try:
@@ -176,8 +178,10 @@ class Cache:
             digest = content_digest(data)
         else:
             return None
-        entry = self.entries.get(os.path.abspath(path))
-        if not isinstance(entry, dict) or entry.get("sha256") != digest:
+        key = os.path.abspath(path)
+        salt = self._salts[key] = self._project_salt(path, data)
+        entry = self.entries.get(key)
+        if not isinstance(entry, dict) or entry.get("sha256") != digest or entry.get("project", "") != salt:
             self.misses += 1
             return None
         try:
@@ -215,8 +219,21 @@ class Cache:
             item = {name: getattr(d, name) for name in _DIAGNOSTIC_FIELDS}
             item["path"] = None if d.path == result.path else d.path
             diagnostics.append(item)
-        self.entries[key] = {"sha256": digest, "findings": findings, "diagnostics": diagnostics}
+        entry = {"sha256": digest, "findings": findings, "diagnostics": diagnostics}
+        salt = self._salts.get(key)
+        if salt is None:
+            data = read_bytes(result.path, MAX_FILE_BYTES * 64)
+            salt = self._project_salt(result.path, data) if isinstance(data, bytes) else ""
+        if salt:
+            entry["project"] = salt
+        self.entries[key] = entry
         self.dirty = True
+
+    def _project_salt(self, path: str, data: bytes) -> str:
+        # x64 turned on in a conftest.py changes JAX702's findings in unchanged files.
+        from jaxlint.engine.project import project_salt
+
+        return project_salt(path, data, self.settings)
 
     def _prune(self) -> None:
         """Keep the newest few result files: older settings or jaxlint versions."""

@@ -193,3 +193,20 @@ def test_the_cache_holds_no_pickle(project):
         assert not data.startswith(b"\x80"), p  # pickle protocol 2+ header
         if p.suffix == ".json":
             json.loads(data)
+
+
+def test_x64_turned_on_elsewhere_in_the_project_is_not_answered_from_the_cache(project):
+    # JAX702 reads whether a conftest.py turns x64 on: the file's bytes alone do not
+    # decide its findings, so a cached result must not outlive that fact.
+    (project / "m.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef total(x):\n    return jnp.zeros(3, dtype=jnp.float64) + x\n",
+        encoding="utf-8")
+    first = _run(project)
+    assert "m.py:5:12: JAX702" in first.stdout, first.stdout
+    (project / "conftest.py").write_text(
+        'import jax\n\njax.config.update("jax_enable_x64", True)\n', encoding="utf-8")
+    second = _run(project)
+    assert "JAX702" not in second.stdout, second.stdout
+    (project / "conftest.py").unlink()
+    third = _run(project)
+    assert third.stdout == first.stdout

@@ -126,6 +126,18 @@ def _resolve(imported: str, package: str, by_name: dict[str, list[str]]) -> list
 
 NO_PROJECT = ProjectFacts(None)
 
+# A file whose findings can depend on the project around it: it names a 64-bit dtype
+# (X64_DTYPES: float64, int64, complex128, float_, int_, uint...), so JAX702 reads
+# whether x64 is on elsewhere. The cache keys such a file's result on that fact too.
+_NAMES_X64_DTYPE = re.compile(rb"64|128|float_|int_|complex_|\buint\b")
+
+
+def project_salt(path: str, data: bytes, settings: Optional[Any] = None) -> str:
+    """What, outside the file's own bytes, its findings depend on ('' for most files)."""
+    if not _NAMES_X64_DTYPE.search(data):
+        return ""
+    return "x64:" + str(project_facts(path, settings).x64_enabled_for(path) is not None)
+
 
 def project_facts(path: str, settings: Optional[Any] = None) -> ProjectFacts:
     """The facts of the project `path` belongs to (NO_PROJECT for `<string>` / stdin)."""
