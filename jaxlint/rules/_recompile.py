@@ -28,6 +28,8 @@ _INJECTIVE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _PASSING_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.abs"})
 # A loop over at most this many literal values compiles a bounded, deliberate set.
 _FEW = 8
+# Iterables as long as their arguments: `enumerate((1, 2, 4))` has three items.
+_ORDER_KEEPING = frozenset({"builtins.enumerate", "builtins.zip", "builtins.reversed"})
 
 
 # ---------------------------------------------------------------- loops
@@ -95,6 +97,8 @@ def varying_names(model, loop: cst.CSTNode) -> set[str]:
     literal list (`for n in (1, 2, 4)`) is a deliberate, bounded set of values.
     """
     names: set[str] = set()
+    if short_loop(model, loop):
+        return names  # a handful of iterations: each name takes a handful of values
     body = loop.body if isinstance(loop, (cst.For, cst.While)) else None
     if isinstance(loop, cst.For):
         names |= _distinct_targets(model, loop.target, loop.iter)
@@ -137,6 +141,40 @@ def _distinct_targets(model, target, iterable) -> set[str]:
             and target.elements and isinstance(target.elements[0].value, cst.Name):
         return {target.elements[0].value.value}
     return set()
+
+
+def short_loop(model, loop: cst.CSTNode) -> bool:
+    """A loop over a handful of values stated in the code: `range(3)`, `(1, 2, 4)`,
+    `enumerate([a, b])`. Whatever it compiles per iteration, it compiles a bounded,
+    deliberate set of times, then the cache is warm."""
+    if isinstance(loop, cst.For):
+        iterable = loop.iter
+    elif isinstance(loop, _COMPREHENSIONS):
+        iterable = loop.for_in.iter
+    else:
+        return False  # a `while` runs until its condition says so
+    if isinstance(iterable, cst.Call) and model.qualname(iterable.func) in _ORDER_KEEPING \
+            and iterable.args and all(a.keyword is None and not a.star for a in iterable.args):
+        return all(_few_values(model, a.value) for a in iterable.args)
+    return _few_values(model, iterable)
+
+
+def _few_values(model, iterable: cst.BaseExpression) -> bool:
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= _FEW and not any(
+            isinstance(e, cst.StarredElement) for e in iterable.elements)
+    return isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "builtins.range" \
+        and _few(iterable)
+
+
+def repeats_many_times(model, node: cst.CSTNode) -> bool:
+    """Whether some loop around `node` in its function has more than a handful of iterations."""
+    loop = repeating_loop(model, node)
+    while loop is not None:
+        if not short_loop(model, loop):
+            return True
+        loop = repeating_loop(model, loop)
+    return False
 
 
 def _few(range_call: cst.Call) -> bool:

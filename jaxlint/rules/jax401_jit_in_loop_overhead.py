@@ -11,9 +11,11 @@ from jaxlint.rules.base import Rule
 class JitInLoopOverhead(Rule):
     code = "JAX401"
     name = "jit-in-loop-overhead"
-    summary = "jax.jit / jax.pmap of a module-level function re-wrapped on every loop iteration"
+    summary = "jax.jit / jax.pmap of a module-level function re-wrapped on every step of a loop: a cache hit, but tens of µs each"
     severity = "warning"
     confirm_kind = "overhead"
+    # A cache hit costs tens of microseconds: it matters only in a hot step loop.
+    default = False
 
     def fix(self, report):
         from jaxlint.fixes.recompile import hoist_fix
@@ -27,7 +29,7 @@ class JitInLoopOverhead(Rule):
             if transform is None:
                 continue
             loop = rc.repeating_loop(model, call)
-            if loop is None or rc.inside_traced(model, call):
+            if loop is None or rc.inside_traced(model, call) or not rc.repeats_many_times(model, call):
                 continue
             target = rc.wrapped_callable(call)
             if target is None or not self._stable(target):

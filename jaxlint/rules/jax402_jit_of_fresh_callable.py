@@ -57,7 +57,7 @@ class JitOfFreshCallable(Rule):
             return
         what, fun_name = fresh
         uses = rc.call_uses(model, created, name)
-        if not uses:
+        if not uses or any(self._reused(use, loop) for use in uses):
             return
         if loop is not None:
             if not any(rc.loop_body_contains(loop, use, model) for use in uses):
@@ -73,6 +73,18 @@ class JitOfFreshCallable(Rule):
                f"{fix}, passing what changes as arguments")
         yield self.report(created if isinstance(created, cst.Call) else created.name, msg, owner,
                           fun_name=f"{transform}({fun_name})")
+
+    def _reused(self, use: cst.Call, loop) -> bool:
+        """Whether one creation serves many calls: `use` runs in a loop of more than a
+        handful of iterations inside the loop (or the function) that creates it, as in
+        `step = jax.jit(...)` then `for batch in data: step(batch)`. Then it compiles
+        once per creation and the cache serves the rest."""
+        inner = rc.repeating_loop(self.model, use)
+        while inner is not None and inner is not loop:
+            if not rc.short_loop(self.model, inner):
+                return True
+            inner = rc.repeating_loop(self.model, inner)
+        return False
 
     def _fresh(self, target, loop, owner):
         """(description, name JAX compiles it under) if `target` is a new object each time."""

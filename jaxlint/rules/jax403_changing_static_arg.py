@@ -34,10 +34,14 @@ class ChangingStaticArg(Rule):
 
 
 def _varying_in_scope(model, call, loop) -> set[str]:
-    """Names that change per iteration of `loop` or of any loop around it."""
+    """Names that change on most calls: per iteration of `loop`, or of a loop around
+    it while the loops in between are short. A name that changes once per epoch,
+    around a loop of many steps, compiles once per epoch and is reused for the rest."""
     names: set[str] = set()
     cur = loop
     while cur is not None:
         names |= rc.varying_names(model, cur)
+        if not rc.short_loop(model, cur):
+            break
         cur = rc.repeating_loop(model, cur)
     return names
