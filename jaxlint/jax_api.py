@@ -353,6 +353,13 @@ RANDOM_SAMPLERS: frozenset[str] = frozenset(
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Calls that read their array arguments only for shapes and dtypes: numbers drawn
+#: only to be passed here are never used (`jax.eval_shape(f, x)`).
+SHAPE_ONLY_CALLS: frozenset[str] = frozenset({"jax.eval_shape"})
+#: Methods whose arguments after the first (the key) are sample inputs read only for
+#: their shapes: flax's `model.init(key, x)` and haiku's `transformed.init(key, x)`
+#: build parameters from the key and the input's shape, not its values.
+SHAPE_ONLY_METHODS: frozenset[str] = frozenset({"init"})
 
 
 # Timing (JAX6xx) -----------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
 
-from jaxlint.pages import code_blocks, page_text
+from jaxlint.pages import code_blocks, page_text, section
 
 PRNG = ["JAX5"]
 
@@ -21,8 +22,45 @@ def test_draw_twice_is_flagged_at_second_draw(lint):
         key = random.PRNGKey(0)
         a = random.normal(key, (3,))
         b = random.uniform(key, (3,))
+        c = a * b
     """
     assert findings(lint, code) == [(5, "JAX501")]
+
+
+def test_draws_whose_numbers_never_meet_are_separate_demos(lint):
+    code = """
+        from jax import random
+        key = random.PRNGKey(0)
+        a = random.normal(key, (3,))
+        print(a)
+        b = random.uniform(key, (3,))
+        print(b)
+        shape_only = random.normal(key, (2, 5))
+        w = random.normal(key, shape_only.shape)
+        box = {}
+        box["w"] = w
+    """
+    assert findings(lint, code) == []
+
+
+def test_numbers_meet_in_a_container_a_return_or_the_next_step(lint):
+    code = """
+        from jax import random
+        def batch(key):
+            out = {}
+            out["x"] = random.normal(key, (3,))
+            out["y"] = random.normal(key, (3,))
+            return out
+        def walk(key, x):
+            x = x + random.normal(key, (3,))
+            x = x + random.normal(key, (3,))
+            return x
+        def pair(key):
+            a = random.normal(key, (3,))
+            b = random.uniform(key, (3,))
+            return a, b
+    """
+    assert findings(lint, code) == [(6, "JAX501"), (10, "JAX501"), (14, "JAX501")]
 
 
 def test_resolves_aliases_and_keyword_key(lint):
@@ -87,7 +125,7 @@ def test_parent_key_after_split(lint):
         def f(key):
             k1, k2 = jax.random.split(key)
             a = jax.random.normal(key)
-            return a
+            return a + jax.random.normal(k1)
         def g(key):
             k1, k2 = jax.random.split(key)
             k3, k4 = jax.random.split(key)
@@ -197,15 +235,28 @@ def _blocks(code, name):
     return code_blocks(page_text(code)).get(name, [])
 
 
+def _not_reported_blocks(code):
+    """Use-instead blocks the page introduces with "Not reported": reuse that is real
+    for JAX's checker, but whose numbers never meet (separate demos, shape-only draws)."""
+    text = section(page_text(code), "Use instead")
+    return [m.group(1) for m in re.finditer(r"Not reported[^`]*```python\n(.*?)```", text, re.S)]
+
+
 @pytest.mark.parametrize("code", ["JAX501", "JAX502", "JAX503"])
 def test_page_examples_are_key_reuse_for_jax_itself(code):
-    """JAX's own key-reuse checker rejects every bad example and accepts every good one."""
+    """JAX's own key-reuse checker rejects every bad example and accepts every good one,
+    except those the page says are reuse whose numbers never meet."""
     jax = pytest.importorskip("jax")
     from jax.errors import KeyReuseError
 
     for block in _blocks(code, "Example"):
         with jax.debug_key_reuse(True), pytest.raises(KeyReuseError):
             exec(compile(block, f"{code}:example", "exec"), {"__name__": "prng_example"})
+    unmet = _not_reported_blocks(code)
     for block in _blocks(code, "Use instead"):
+        if block in unmet:
+            with jax.debug_key_reuse(True), pytest.raises(KeyReuseError):
+                exec(compile(block, f"{code}:unmet", "exec"), {"__name__": "prng_unmet"})
+            continue
         with jax.debug_key_reuse(True):
             exec(compile(block, f"{code}:good", "exec"), {"__name__": "prng_good"})

@@ -11,12 +11,21 @@ spent on any path that reaches a use is reported ("may" reuse: on that path the
 numbers really repeat). Paths that `return`, `raise`, `break` or `continue` end.
 The walk over statements is `engine.flow`, shared with the value analysis.
 
+Two consumers of one key are reported only where their numbers meet: where values
+derived from both reach one statement (an expression, a call, a `return`, a
+container). Draws from one fixed key in separate notebook cells whose results are
+never combined are separate demos, and a draw whose numbers are read only for their
+shape is never used; neither makes correlated numbers meet. `_Meetings` follows the
+values, per body, with the same walker. A comment at the second use that says the
+repeat is meant (`# same key: identical init`) silences it too.
+
 The result is computed once per file and shared by the three rules.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 import weakref
 from dataclasses import dataclass
 from typing import Optional
@@ -25,11 +34,18 @@ import libcst as cst
 
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint.engine.model import FileModel
+from jaxlint.engine.model import FileModel, children
 from jaxlint.engine.scopes import target_names
-from jaxlint.jax_api import RANDOM_SAMPLERS, RANDOM_SPLITTERS
+from jaxlint.jax_api import (RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
+                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Methods that store their arguments in the object they are called on.
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+# A comment that says a key is used again on purpose.
+_DELIBERATE = re.compile(
+    r"\b(same|one|single|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|noise|init)"
+    r"|\bidentical\b|\bre-?us(e|es|ed|ing)\b|\bdeliberate|\bon purpose\b|\bintentional", re.I)
 
 
 class KeyEvent(str, enum.Enum):
@@ -120,6 +136,8 @@ class _KeyFlow(Flow):
         self.uses_at: dict[cst.CSTNode, list[KeyUse]] = {}
         # Names that a call can rebind behind our back (`global` / `nonlocal`).
         self.shared_names: set[str] = set()
+        # Per body: the sets of consumers whose numbers reach one statement.
+        self._meetings: dict = {}
 
     # ---------------------------------------------------------------- collect
     def collect(self) -> None:
@@ -209,15 +227,17 @@ class _KeyFlow(Flow):
         self.findings.sort(key=lambda f: f.use.order)
         return self.findings
 
-    # The walk is the shared `Flow`; a state maps each key expression to its last
-    # consumer, and None is a path that has ended.
+    # The walk is the shared `Flow`; a state maps each key expression to its
+    # consumers since it was bound (in order), and None is a path that has ended.
     def copy(self, s: Optional[dict]) -> Optional[dict]:
         return None if s is None else dict(s)
 
     def join(self, a: dict, b: dict) -> dict:
         """Paths meeting: a key spent on either path is spent ("may" reuse)."""
         out = dict(b)
-        out.update(a)
+        for key, uses in a.items():
+            both = set(uses) | set(out.get(key, ()))
+            out[key] = tuple(sorted(both, key=lambda u: u.order))
         return out
 
     def ended(self, s: Optional[dict]) -> bool:
@@ -274,22 +294,41 @@ class _KeyFlow(Flow):
 
     @staticmethod
     def rebind(name: str, state: dict) -> None:
-        for key in [k for k, use in state.items() if use.base == name]:
+        for key in [k for k, uses in state.items() if uses[0].base == name]:
             del state[key]
 
     def events(self, anchor: cst.CSTNode, state: dict) -> None:
         for use in self.uses_at.get(anchor, ()):
-            previous = state.get(use.key)
-            if previous is not None and not self._exclusive(previous, use):
-                if previous.kind is KeyEvent.SPLIT:
-                    self.findings.append(KeyFinding("JAX503", use, previous))
-                else:
-                    self.findings.append(KeyFinding("JAX501", use, previous))
-            elif previous is None:
+            spent = state.get(use.key, ())
+            earlier = [p for p in spent if not self._exclusive(p, use)]
+            if earlier:
+                previous = self._meeting_previous(earlier, use)
+                if previous is not None:
+                    code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
+                    self.findings.append(KeyFinding(code, use, previous))
+            elif not spent:
                 loop = self.loop_without_rebinding(use)
                 if loop is not None:
                     self.findings.append(KeyFinding("JAX502", use, None, loop))
-            state[use.key] = use
+            state[use.key] = spent + (use,)
+
+    def _meeting_previous(self, earlier: list, use: KeyUse) -> Optional[KeyUse]:
+        """The latest earlier consumer whose numbers meet `use`'s: then the code treats
+        as independent what is not. None when they never meet, or a comment says the
+        repeat is meant."""
+        if _says_deliberate(self.model, use.call):
+            return None
+        meetings = self._meetings_of(use.function)
+        for previous in reversed(earlier):
+            if any(previous in met and use in met for met in meetings):
+                return previous
+        return None
+
+    def _meetings_of(self, function: Optional[FunctionInfo]) -> list:
+        if function not in self._meetings:
+            stmts = self.model.module.body if function is None else body(function.node)
+            self._meetings[function] = _Meetings(self.model, self.uses_at).run(stmts)
+        return self._meetings[function]
 
     def _exclusive(self, a: KeyUse, b: KeyUse) -> bool:
         """Whether two calls sit in different arms of one conditional expression."""
@@ -378,3 +417,157 @@ def _bound_bases(target: cst.BaseExpression):
         yield from _bound_bases(target.value)
     elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
         yield target.value.value
+
+
+# ---------------------------------------------------------------- where numbers meet
+class _Meetings(Flow):
+    """Which key consumers' numbers reach one statement, in one body.
+
+    A state maps each local name to the consumers its value derives from. An
+    assignment gives its targets what the right-hand side reads (a store into
+    `box.attr`, `box[i]` or `box.append(...)` adds to `box`); a statement or a
+    compound header that reads values derived from two consumers is where they
+    meet. Reads of `.shape`, `.dtype` and the like, and the sample inputs of
+    `jax.eval_shape` and `init`, use no numbers. Loops run twice, so values
+    carried to the next iteration meet there.
+    """
+
+    loop_passes = 2
+    zero_iterations = True
+
+    def __init__(self, model: FileModel, uses_at: dict):
+        self.model = model
+        self.uses_at = uses_at
+        self.met: set[frozenset] = set()
+
+    def run(self, stmts) -> list:
+        self.block(stmts, {})
+        return list(self.met)
+
+    # states: name -> frozenset of KeyUse; None has ended
+    def copy(self, s):
+        return None if s is None else dict(s)
+
+    def join(self, a, b):
+        out = dict(b)
+        for name, uses in a.items():
+            out[name] = out.get(name, frozenset()) | uses
+        return out
+
+    def ended(self, s):
+        return s is None
+
+    def end(self, s):
+        return None
+
+    def resume(self, s, entry):
+        return dict(entry)
+
+    # statements
+    def simple(self, small, state):
+        read = self._reads(small, state)
+        if isinstance(small, cst.Assign):
+            for t in small.targets:
+                self._store(t.target, read, state, replace=True)
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            self._store(small.target, read, state, replace=isinstance(small, cst.AnnAssign))
+        return state
+
+    def header(self, node, state):
+        if isinstance(node, cst.With):
+            for item in node.items:
+                read = self._reads(item.item, state, anchor=node)
+                if item.asname is not None:
+                    self._store(item.asname.name, read, state, replace=True)
+        elif isinstance(node, (cst.If, cst.While)):
+            self._reads(node.test, state, anchor=node)
+        elif isinstance(node, cst.For):
+            self._reads(node.iter, state, anchor=node)
+        elif isinstance(node, cst.Match):
+            self._reads(node.subject, state, anchor=node)
+        return state
+
+    def iteration(self, loop, state):
+        if isinstance(loop, cst.For):
+            read = self._reads(loop.iter, state, anchor=None)
+            self._store(loop.target, read, state, replace=True)
+        return state
+
+    def define(self, node, state):
+        return state
+
+    # values
+    def _reads(self, node, state, anchor="self") -> frozenset:
+        """The consumers whose numbers `node` reads (its own draws included); records
+        a meeting when there are two or more."""
+        anchor = node if anchor == "self" else anchor
+        found: set = set(self.uses_at.get(anchor, ())) if anchor is not None else set()
+        stores: list = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Name):
+                found |= state.get(n.value, frozenset())
+                continue
+            if isinstance(n, cst.Attribute):
+                if n.attr.value in STATIC_ATTRIBUTES:
+                    continue  # `x.shape`: the numbers are not read
+                stack.append(n.value)
+                continue
+            if isinstance(n, (cst.AssignTarget, cst.FunctionDef, cst.ClassDef)):
+                continue
+            if isinstance(n, cst.Call):
+                stack.extend(self._value_arguments(n, stores))
+                continue
+            stack.extend(children(n))
+        read = frozenset(found)
+        for receiver in stores:  # `xs.append(x)`: `xs` holds what the statement read
+            self._store(receiver, read, state, replace=False)
+        if len(read) > 1:
+            self.met.add(read)
+        return read
+
+    def _value_arguments(self, call: cst.Call, stores: list) -> list:
+        """The parts of a call whose numbers it reads."""
+        func = call.func
+        if self.model.qualname(func) in SHAPE_ONLY_CALLS:
+            return [func]
+        args = [a.value for a in call.args]
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in SHAPE_ONLY_METHODS:
+                args = args[:1]
+            elif func.attr.value in _STORING_METHODS:
+                stores.append(func.value)
+        return [func] + args
+
+    def _store(self, target, read: frozenset, state: dict, replace: bool) -> None:
+        if isinstance(target, cst.Name):
+            old = frozenset() if replace else state.get(target.value, frozenset())
+            state[target.value] = old | read
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._store(el.value, read, state, replace)
+        elif isinstance(target, cst.StarredElement):
+            self._store(target.value, read, state, replace)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            base = target.value
+            while isinstance(base, (cst.Attribute, cst.Subscript)):
+                base = base.value
+            if isinstance(base, cst.Name):
+                held = state.get(base.value, frozenset()) | read
+                state[base.value] = held
+                if len(held) > 1:
+                    self.met.add(held)  # two fields of one object, one batch
+
+
+def _says_deliberate(model: FileModel, call: cst.Call) -> bool:
+    """A comment on the statement of `call`, or just above it, says the key is reused
+    on purpose (`# the same key: identical init`)."""
+    for anc in model.ancestors(call):
+        if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            comments = [line.comment for line in anc.leading_lines if line.comment is not None]
+            trailing = getattr(anc, "trailing_whitespace", None)
+            if trailing is not None and trailing.comment is not None:
+                comments.append(trailing.comment)
+            return any(_DELIBERATE.search(c.value) for c in comments)
+    return False
