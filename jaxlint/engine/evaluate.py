@@ -398,6 +398,8 @@ class _Evaluator(Flow):
                 return env, {**env, name: UNKNOWN}
             if quals and all(q in _SCALAR_TYPES for q in quals):
                 return {**env, name: SCALAR}, env
+            if quals and all(q in _SCALAR_TYPES or q in jax_api.NUMPY_VALUE_TYPES for q in quals):
+                return {**env, name: CONCRETE_ARRAY}, env  # never a tracer: an eager path
             if quals and all(q in _CONTAINER_TYPES for q in quals):
                 old = env.get(name, UNKNOWN)
                 return {**env, name: make(old.kind, Shape.CONTAINER)}, env
