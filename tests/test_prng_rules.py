@@ -260,3 +260,39 @@ def test_page_examples_are_key_reuse_for_jax_itself(code):
             continue
         with jax.debug_key_reuse(True):
             exec(compile(block, f"{code}:good", "exec"), {"__name__": "prng_good"})
+
+
+def test_init_and_dropout_data_and_noise_split_after_draw_meet(lint):
+    code = """
+        from jax import random
+        import jax.numpy as jnp
+        def init(key, n):
+            return random.normal(key, (n, n))
+        def forward(params, x, key):
+            mask = random.bernoulli(key, 0.9, x.shape)
+            return (params @ x) * mask
+        def train(key, x):
+            params = init(key, 3)
+            return forward(params, x, key)
+        key = random.PRNGKey(0)
+        X = random.normal(key, (100, 3))
+        y = X @ jnp.ones(3) + 0.1 * random.normal(key, (100,))
+        key, sub = random.split(key)
+        w = random.normal(sub, (3,))
+        for _ in range(10):
+            w = w - 0.1 * jnp.mean((X @ w - y)[:, None] * X, axis=0)
+    """
+    assert findings(lint, code) == [(11, "JAX501"), (14, "JAX501"), (15, "JAX501")]
+
+
+def test_a_comment_that_says_the_repeat_is_meant_silences_it(lint):
+    code = """
+        from jax import random
+        def init(key):
+            return random.normal(key, (3, 3))
+        key = random.PRNGKey(0)
+        a = init(key)
+        b = init(key)  # the same key: both models start identical
+        diff = a - b
+    """
+    assert findings(lint, code) == []
