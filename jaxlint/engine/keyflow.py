@@ -34,7 +34,7 @@ import libcst as cst
 
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
-from jaxlint.engine.model import FileModel, children
+from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.jax_api import (RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
                              SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
@@ -350,7 +350,7 @@ class _KeyFlow(Flow):
         """The loop that runs `use` on every iteration with the same key, if any."""
         model = self.model
         loop = self._loop_of(use.call)
-        if loop is None or self._ends_after(use.call, loop):
+        if loop is None or self._ends_after(use.call, loop) or self._one_iteration(use.call, loop):
             return None
         if isinstance(loop, _COMPREHENSIONS):
             return None if use.base in _comprehension_targets(loop) else loop
@@ -375,6 +375,21 @@ class _KeyFlow(Flow):
             child = anc
         return None
 
+    def _one_iteration(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """The call runs on one iteration only: under `if t == 0` (or `if i == n - 1`)
+        with `t` the loop's own index."""
+        if not isinstance(loop, cst.For):
+            return False
+        index = {n.value for n in target_names(loop.target)}
+        child: cst.CSTNode = call
+        for anc in self.model.ancestors(call):
+            if anc is loop:
+                return False
+            if isinstance(anc, cst.If) and child is anc.body and _pins(anc.test, index):
+                return True
+            child = anc
+        return False
+
     def _in_first_iterable(self, node: cst.CSTNode, comp_for: cst.CompFor) -> bool:
         return node is comp_for.iter or comp_for.iter in set(self.model.ancestors(node))
 
@@ -395,6 +410,19 @@ class _KeyFlow(Flow):
                     return True
             child = anc
         return False
+
+
+def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
+    """`t == 0`: a test true for one value of the loop index `t`."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    for name, other in ((left, right), (right, left)):
+        if isinstance(name, cst.Name) and name.value in index and not any(
+                isinstance(n, cst.Name) and n.value in index for n in walk(other)):
+            return True
+    return False
 
 
 def _comprehension_targets(comp: cst.CSTNode) -> set[str]:
