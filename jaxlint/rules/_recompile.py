@@ -160,11 +160,22 @@ def short_loop(model, loop: cst.CSTNode) -> bool:
 
 
 def _few_values(model, iterable: cst.BaseExpression) -> bool:
+    """A literal of a handful of items, a name bound only to one (`sizes = [8, 16]`),
+    or a short `range`, also `range(len(sizes))`."""
+    if isinstance(iterable, cst.Name):
+        values = model.assigned_values(iterable)
+        return bool(values) and all(isinstance(v, (cst.Tuple, cst.List, cst.Set))
+                                    and _few_values(model, v) for v in values)
     if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
         return len(iterable.elements) <= _FEW and not any(
             isinstance(e, cst.StarredElement) for e in iterable.elements)
-    return isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "builtins.range" \
-        and _few(iterable)
+    if not (isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "builtins.range"):
+        return False
+    args = iterable.args
+    if len(args) == 1 and isinstance(args[0].value, cst.Call) and args[0].keyword is None \
+            and model.qualname(args[0].value.func) == "builtins.len" and len(args[0].value.args) == 1:
+        return _few_values(model, args[0].value.args[0].value)
+    return _few(iterable)
 
 
 def repeats_many_times(model, node: cst.CSTNode) -> bool:
