@@ -513,6 +513,8 @@ TRACER_TYPES: frozenset[str] = frozenset({"jax.core.Tracer"})
 #: `isinstance(x, T)` with one of these is false for every tracer (a tracer is a
 #: `jax.Array`, never a NumPy array or scalar): the true side is an eager path.
 NUMPY_VALUE_TYPES: frozenset[str] = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number"})
+#: `f(x)` true only when `x` has a concrete value (False for a jit or vmap tracer).
+CONCRETENESS_CHECKS: frozenset[str] = frozenset({"jax.core.is_concrete"})
 #: Conversions that fail on the tracers of grad / jvp / vjp too (values concrete,
 #: but wrapped): float(x), complex(x), x.tolist() and NumPy conversion raise, while
 #: bool(x), int(x), x.item() and `if x > 0` work (checked under jax 0.10.2).

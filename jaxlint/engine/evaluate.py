@@ -388,6 +388,9 @@ class _Evaluator(Flow):
                     return {**env, name: SCALAR}, env
                 if isinstance(comp.operator, cst.IsNot):
                     return env, {**env, name: SCALAR}
+        if isinstance(test, cst.Call) and self.model.qualname(test.func) in jax_api.CONCRETENESS_CHECKS \
+                and len(test.args) == 1 and isinstance(test.args[0].value, cst.Name):
+            return {**env, test.args[0].value.value: CONCRETE_ARRAY}, env
         if isinstance(test, cst.Call) and self.model.qualname(test.func) == "builtins.isinstance" \
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name):
             name = test.args[0].value.value

@@ -73,6 +73,15 @@ def eager_only(x):
 
 
 @jax.jit
+def numpy_only_branch(x):
+    if isinstance(x, (np.ndarray, np.generic)):  # never a tracer
+        x = np.asarray(x) if x.sum() > 0 else x
+    if jax.core.is_concrete(x):  # noqa: JAX906 - False for a jit tracer
+        x = x if x.max() < 10 else x / 10
+    return jnp.sin(x)
+
+
+@jax.jit
 def optional_mask(x, mask: Optional[jax.Array] = None):
     if mask:  # may test for None: not reported
         x = x * mask
@@ -137,6 +146,7 @@ RUNS = {
     "dicts_are_not_arrays": lambda: dicts_are_not_arrays(Batch(jnp.ones(3), jnp.ones(3))),
     "axis_sum": lambda: jax.jit(jax.vmap(axis_sum, axis_name="i"))(jnp.ones((2,))),
     "eager_only": lambda: eager_only(jnp.float32(2.0)),
+    "numpy_only_branch": lambda: numpy_only_branch(jnp.ones(3)),
     "optional_mask": lambda: optional_mask(jnp.ones(3)),
     "apply": lambda: Model().apply(jnp.ones(3), 3),
     "bound": lambda: Model().bound(jnp.ones(3), 3),
