@@ -44,7 +44,7 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 # A comment that says a key is used again on purpose.
 _DELIBERATE = re.compile(
-    r"\b(same|one|single|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|noise|init)"
+    r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|noise|init)"
     r"|\bidentical\b|\bre-?us(e|es|ed|ing)\b|\bdeliberate|\bon purpose\b|\bintentional", re.I)
 
 
