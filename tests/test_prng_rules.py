@@ -296,3 +296,17 @@ def test_a_comment_that_says_the_repeat_is_meant_silences_it(lint):
         diff = a - b
     """
     assert findings(lint, code) == []
+
+
+def test_numbers_meet_in_a_closure(lint):
+    code = """
+        from jax import random
+        import jax.numpy as jnp
+        def mmd(x, rng, n):
+            w = random.normal(rng, (3, n))
+            b = random.uniform(rng, (n,))
+            def features(v):
+                return jnp.cos(v @ w + b)
+            return features(x).mean()
+    """
+    assert findings(lint, code) == [(6, "JAX501")]

@@ -522,6 +522,10 @@ class _Meetings(Flow):
         return state
 
     def define(self, node, state):
+        """A nested def reads what it closes over: `w` and `b` drawn above meet in
+        `def features(x): return cos(x @ w + b)`, and calls of `features` carry both."""
+        if isinstance(node, cst.FunctionDef):
+            state[node.name.value] = self._reads(node.body, state, anchor=None)
         return state
 
     # values
