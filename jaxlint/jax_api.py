@@ -462,6 +462,9 @@ PYTREE_CLASS_DECORATORS: frozenset[str] = frozenset({
     "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass",
     "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_static",
 })
+#: Decorators that make a class a pytree with no children: every field is static
+#: (`register_static`: an instance passed to jit is part of the cache key, never traced).
+STATIC_CLASS_DECORATORS: frozenset[str] = frozenset({"jax.tree_util.register_static"})
 #: Base classes that make a subclass a pytree whose annotated fields are children.
 PYTREE_BASES: frozenset[str] = frozenset({
     "flax.struct.PyTreeNode", "equinox.Module", "typing.NamedTuple", "flax.nnx.Pytree",

@@ -140,6 +140,7 @@ def _read(model, info: ClassInfo) -> None:
     _read_hashing(model, info)
     node = info.node
     meta: set[str] = set()
+    every_field_static = False
     for dec in node.decorators:
         expr = dec.decorator
         q = model.qualname(expr.func if isinstance(expr, cst.Call) else expr)
@@ -148,6 +149,7 @@ def _read(model, info: ClassInfo) -> None:
             q = model.qualname(expr.args[0].value)
         if q in jax_api.PYTREE_CLASS_DECORATORS:
             info.pytree = True
+            every_field_static = every_field_static or q in jax_api.STATIC_CLASS_DECORATORS
             if isinstance(expr, cst.Call):
                 for arg in expr.args:
                     if arg.keyword is not None and arg.keyword.value == "meta_fields":
@@ -177,7 +179,7 @@ def _read(model, info: ClassInfo) -> None:
                 if model.qualname(ann) == "typing.ClassVar" or (
                         isinstance(ann, cst.Subscript) and model.qualname(ann.value) == "typing.ClassVar"):
                     continue
-                static = name in meta or _static_field(model, small.value)
+                static = every_field_static or name in meta or _static_field(model, small.value)
                 info.fields[name] = FieldInfo(name, static, ann)
 
 
