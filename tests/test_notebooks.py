@@ -122,7 +122,7 @@ def test_noqa_works_in_cells(tmp_path):
 
 def test_messages_cite_cells_not_module_lines(tmp_path):
     path = _notebook(tmp_path, "import jax\nkey = jax.random.PRNGKey(0)\na = jax.random.normal(key)\n",
-                     ("markdown", "more"), "b = jax.random.normal(key)\n")
+                     ("markdown", "more"), "b = jax.random.normal(key)\nc = a + b\n")
     _, result = _found(path)
     (f,) = [f for f in result.findings if f.code == "JAX501"]
     assert (f.cell, f.line) == (3, 1)
