@@ -310,3 +310,18 @@ def test_numbers_meet_in_a_closure(lint):
             return features(x).mean()
     """
     assert findings(lint, code) == [(6, "JAX501")]
+
+
+def test_an_assert_and_a_shadowing_parameter_are_not_meetings(lint):
+    code = """
+        import jax
+        from jax import random
+        key = random.PRNGKey(0)
+        a = random.normal(key, (3,))
+        b = random.normal(key, (3,))  # demo: equal by construction
+        assert (a == b).all()
+        x = random.uniform(key, (5,))
+        h = lambda x: x - x
+        jac = jax.jacobian(h)(random.uniform(key, (4,)))
+    """
+    assert findings(lint, code) == []

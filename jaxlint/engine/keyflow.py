@@ -44,7 +44,8 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 # A comment that says a key is used again on purpose.
 _DELIBERATE = re.compile(
-    r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|noise|init)"
+    r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|numbers|noise|init"
+    r"|results?|values|draws|samples|arguments|outputs?)"
     r"|\bidentical\b|\bre-?us(e|es|ed|ing)\b|\bdeliberate|\bon purpose\b|\bintentional", re.I)
 
 
@@ -493,6 +494,8 @@ class _Meetings(Flow):
 
     # statements
     def simple(self, small, state):
+        if isinstance(small, cst.Assert):
+            return state  # a check on two draws (`assert a == b`) computes nothing with them
         read = self._reads(small, state)
         if isinstance(small, cst.Assign):
             for t in small.targets:
@@ -525,33 +528,39 @@ class _Meetings(Flow):
         """A nested def reads what it closes over: `w` and `b` drawn above meet in
         `def features(x): return cos(x @ w + b)`, and calls of `features` carry both."""
         if isinstance(node, cst.FunctionDef):
-            state[node.name.value] = self._reads(node.body, state, anchor=None)
+            own = {p.name.value for p in _params(node.params)}
+            state[node.name.value] = self._reads(node.body, state, anchor=None, shadowed=own)
         return state
 
     # values
-    def _reads(self, node, state, anchor="self") -> frozenset:
+    def _reads(self, node, state, anchor="self", shadowed=frozenset()) -> frozenset:
         """The consumers whose numbers `node` reads (its own draws included); records
-        a meeting when there are two or more."""
+        a meeting when there are two or more. A lambda's parameters shadow the names
+        around it."""
         anchor = node if anchor == "self" else anchor
         found: set = set(self.uses_at.get(anchor, ())) if anchor is not None else set()
         stores: list = []
-        stack = [node]
+        stack = [(node, frozenset(shadowed))]
         while stack:
-            n = stack.pop()
+            n, hidden = stack.pop()
             if isinstance(n, cst.Name):
-                found |= state.get(n.value, frozenset())
+                if n.value not in hidden:
+                    found |= state.get(n.value, frozenset())
                 continue
             if isinstance(n, cst.Attribute):
                 if n.attr.value in STATIC_ATTRIBUTES:
                     continue  # `x.shape`: the numbers are not read
-                stack.append(n.value)
+                stack.append((n.value, hidden))
                 continue
             if isinstance(n, (cst.AssignTarget, cst.FunctionDef, cst.ClassDef)):
                 continue
-            if isinstance(n, cst.Call):
-                stack.extend(self._value_arguments(n, stores))
+            if isinstance(n, cst.Lambda):
+                stack.append((n.body, hidden | {p.name.value for p in _params(n.params)}))
                 continue
-            stack.extend(children(n))
+            if isinstance(n, cst.Call):
+                stack.extend((c, hidden) for c in self._value_arguments(n, stores))
+                continue
+            stack.extend((c, hidden) for c in children(n))
         read = frozenset(found)
         for receiver in stores:  # `xs.append(x)`: `xs` holds what the statement read
             self._store(receiver, read, state, replace=False)
@@ -590,6 +599,14 @@ class _Meetings(Flow):
                 state[base.value] = held
                 if len(held) > 1:
                     self.met.add(held)  # two fields of one object, one batch
+
+
+def _params(params: cst.Parameters) -> list:
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out
 
 
 def _says_deliberate(model: FileModel, call: cst.Call) -> bool:
