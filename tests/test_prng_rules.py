@@ -325,3 +325,23 @@ def test_an_assert_and_a_shadowing_parameter_are_not_meetings(lint):
         jac = jax.jacobian(h)(random.uniform(key, (4,)))
     """
     assert findings(lint, code) == []
+
+
+def test_numbers_meet_inside_a_check_and_through_default_arguments(lint):
+    code = """
+        from jax import random
+        import jax.numpy as jnp
+        def test_log_prob(key, n):
+            k1, k2 = random.split(key)
+            dist = make(random.uniform(k1, (n,)))
+            y = random.uniform(key, (n,))
+            assert close(dist.log_prob(y), 0.0)
+        KEY = random.PRNGKey(0)
+        MAT = random.normal(KEY, (4, 3))
+        XS = random.normal(KEY, (2, 3))
+        def apply(v, mat=MAT):
+            return jnp.dot(mat, v)
+        def batched(xs=XS):
+            return [apply(v) for v in xs]
+    """
+    assert findings(lint, code) == [(7, "JAX503"), (11, "JAX501")]

@@ -494,8 +494,13 @@ class _Meetings(Flow):
 
     # statements
     def simple(self, small, state):
-        if isinstance(small, cst.Assert):
-            return state  # a check on two draws (`assert a == b`) computes nothing with them
+        checked = _checked_parts(small)
+        if checked is not None:
+            # A check compares its operands (`assert a == b`, `assert_allclose(a, b)`):
+            # only what each operand computes is a meeting.
+            for part in checked:
+                self._reads(part, state, anchor=None)
+            return state
         read = self._reads(small, state)
         if isinstance(small, cst.Assign):
             for t in small.targets:
@@ -529,7 +534,13 @@ class _Meetings(Flow):
         `def features(x): return cos(x @ w + b)`, and calls of `features` carry both."""
         if isinstance(node, cst.FunctionDef):
             own = {p.name.value for p in _params(node.params)}
-            state[node.name.value] = self._reads(node.body, state, anchor=None, shadowed=own)
+            read = self._reads(node.body, state, anchor=None, shadowed=own)
+            defaults = [p.default for p in _params(node.params) if p.default is not None]
+            for default in defaults:  # `def apply(v, mat=MAT)` holds MAT
+                read |= self._reads(default, state, anchor=None)
+            state[node.name.value] = read
+            if len(read) > 1:
+                self.met.add(read)
         return state
 
     # values
@@ -599,6 +610,31 @@ class _Meetings(Flow):
                 state[base.value] = held
                 if len(held) > 1:
                     self.met.add(held)  # two fields of one object, one batch
+
+
+def _checked_parts(small: cst.CSTNode) -> Optional[list]:
+    """The operands of a check, or None: `assert a == b` and `assert close(a, b)` give
+    [a, b]; so does a test call `np.testing.assert_allclose(a, b)` / `self.assertEqual(a, b)`."""
+    if isinstance(small, cst.Assert):
+        return _operands(small.test)
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if isinstance(name, str) and name.lower().startswith("assert"):
+            return [a.value for a in small.value.args]
+    return None
+
+
+def _operands(test: cst.BaseExpression) -> list:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _operands(test.expression)
+    if isinstance(test, cst.Comparison):
+        return [test.left] + [c.comparator for c in test.comparisons]
+    if isinstance(test, cst.Call):
+        if isinstance(test.func, cst.Attribute) and isinstance(test.func.value, (cst.Comparison, cst.Call)):
+            return _operands(test.func.value)  # `(a == b).all()`
+        return [a.value for a in test.args]  # `approx_equal(a, b)`
+    return [test]
 
 
 def _params(params: cst.Parameters) -> list:
