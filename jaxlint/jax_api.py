@@ -455,6 +455,9 @@ PYTREE_CLASS_DECORATORS: frozenset[str] = frozenset({
     "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass",
     "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_static",
 })
+#: Decorators that register a class as a pytree with no leaves: the whole instance
+#: is aux data, so every field is a Python value inside jit (`if cfg.flag:` traces).
+STATIC_CLASS_DECORATORS: frozenset[str] = frozenset({"jax.tree_util.register_static"})
 #: Base classes that make a subclass a pytree whose annotated fields are children.
 PYTREE_BASES: frozenset[str] = frozenset({
     "flax.struct.PyTreeNode", "equinox.Module", "typing.NamedTuple", "flax.nnx.Pytree",

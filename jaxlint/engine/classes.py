@@ -148,6 +148,7 @@ def _read(model, info: ClassInfo) -> None:
             q = model.qualname(expr.args[0].value)
         if q in jax_api.PYTREE_CLASS_DECORATORS:
             info.pytree = True
+            info.static = info.static or q in jax_api.STATIC_CLASS_DECORATORS
             if isinstance(expr, cst.Call):
                 for arg in expr.args:
                     if arg.keyword is not None and arg.keyword.value == "meta_fields":
@@ -163,6 +164,7 @@ def _read(model, info: ClassInfo) -> None:
         if local is not None and local is not info:
             info.pytree = info.pytree or local.pytree
             info.box = info.box or local.box
+            info.static = info.static or local.static
             inherited.update(local.fields)
     if not info.pytree:
         return
@@ -177,7 +179,7 @@ def _read(model, info: ClassInfo) -> None:
                 if model.qualname(ann) == "typing.ClassVar" or (
                         isinstance(ann, cst.Subscript) and model.qualname(ann.value) == "typing.ClassVar"):
                     continue
-                static = name in meta or _static_field(model, small.value)
+                static = info.static or name in meta or _static_field(model, small.value)
                 info.fields[name] = FieldInfo(name, static, ann)
 
 
@@ -191,6 +193,7 @@ def _strings(expr: cst.BaseExpression) -> set[str]:
 def _static_field(model, value: Optional[cst.BaseExpression]) -> bool:
     if not isinstance(value, cst.Call):
         return False
+    value = _through_alias(model, value)
     marker = jax_api.STATIC_FIELD_CALLS.get(model.qualname(value.func))
     if marker is None:
         return False
@@ -209,6 +212,25 @@ def _static_field(model, value: Optional[cst.BaseExpression]) -> bool:
             if isinstance(v, cst.Name) and v.value in ("True", "False"):
                 return (v.value == "True") == wanted
     return False
+
+
+def _through_alias(model, call: cst.Call) -> cst.Call:
+    """The field call a one-line helper stands for:
+    `static_field = lambda v=MISSING: dataclasses.field(default=v, metadata=dict(static=True))`."""
+    if not isinstance(call.func, cst.Name) or model.qualname(call.func) is not None:
+        return call
+    bindings = model.scope_of(call.func).lookup(call.func.value)
+    if not bindings or len(bindings) != 1:
+        return call
+    node = bindings[0].node
+    inner = None
+    if isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda):
+        inner = node.value.body
+    elif isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock) \
+            and len(node.body.body) == 1 and isinstance(node.body.body[0], cst.SimpleStatementLine) \
+            and isinstance(node.body.body[0].body[0], cst.Return):
+        inner = node.body.body[0].body[0].value
+    return inner if isinstance(inner, cst.Call) else call
 
 
 def _dict_has_true(expr: cst.BaseExpression, key: str) -> bool:

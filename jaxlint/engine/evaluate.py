@@ -1112,6 +1112,8 @@ def annotation_value(model, ann: cst.BaseExpression, traced: bool) -> Value:
         return make(kind, Shape.CONTAINER, cls=library_class(model, q))
     klass = model.resolve_class(ann)
     if klass is not None:
+        if klass.static:
+            return make(Kind.STATIC, Shape.CONTAINER, cls=klass)  # no leaves: never traced
         if klass.box:
             return make(kind, Shape.BOX)
         if klass.pytree:

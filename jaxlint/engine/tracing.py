@@ -164,6 +164,26 @@ def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> fro
     return frozenset(out)
 
 
+def _undifferentiated_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
+    """`jax.grad(f)(x, n)`: only the `argnums` arguments become JVP tracers; the others
+    reach `f` as they were passed (a Python int stays one)."""
+    if "argnums" not in use.transform.positional_options:
+        return frozenset()
+    argnums = use.kwargs.get("argnums")
+    if argnums is None:
+        nums = [0]
+    else:
+        elems = argnums.elements if isinstance(argnums, (cst.Tuple, cst.List)) else [argnums]
+        values = [el.value if isinstance(argnums, (cst.Tuple, cst.List)) else el for el in elems]
+        if not all(isinstance(v, cst.Integer) for v in values):
+            return frozenset()
+        nums = [int(v.value) for v in values]
+    positional = info.positional[offset:]
+    if info.vararg or any(n < 0 or n >= len(positional) for n in nums):
+        return frozenset()
+    return frozenset(p for i, p in enumerate(positional) if i not in nums)
+
+
 def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
              within: Optional[FunctionInfo] = None, offset: int = 0,
              bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
@@ -172,6 +192,8 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
     for use in uses:
         static |= static_params(use, info, offset)
         unbatched |= _unbatched_params(use, info, offset)
+    if uses and all(u.transform.differentiates for u in uses):
+        unbatched |= _undifferentiated_params(uses[-1], info, offset)
     traced = None
     if any(has_unresolved_static(u) for u in uses):
         traced = frozenset()  # unknown static set: claim nothing is traced
