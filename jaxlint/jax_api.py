@@ -489,7 +489,17 @@ BOX_CLASSES: frozenset[str] = frozenset({
 KERNEL_CALLS: dict[str, int] = {
     "jax.experimental.pallas.pallas_call": 0,
     "jax.experimental.pallas.core_map": 0,
+    "jax.experimental.pallas.kernel": 0,
+    # Inside a kernel: scratch buffers and pipelined blocks reach the body as Refs too.
+    "jax.experimental.pallas.run_scoped": 0,
+    "jax.experimental.pallas.run_state": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": 0,
 }
+#: Calls that make a mutable array Ref (jax 0.10.2): `ref[i] = v` is its store API.
+REF_CONSTRUCTORS: frozenset[str] = frozenset({
+    "jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref",
+})
 #: Annotations meaning a Python scalar; under a trace a non-static one is a traced
 #: 0-d array all the same.
 SCALAR_ANNOTATIONS: frozenset[str] = frozenset({

@@ -201,7 +201,9 @@ class _Evaluator(Flow):
         if not info.traced:
             for p, ann in info.annotations.items():
                 if is_array_annotation(self.model, ann):
-                    env[p] = CONCRETE_ARRAY
+                    # A Pallas kernel's `*_ref` parameters are Refs, often annotated jax.Array.
+                    env[p] = BOX if p.endswith("_ref") and self.model.mentions("jax.experimental.pallas") \
+                        else CONCRETE_ARRAY
         return env
 
     def from_sites(self, info: FunctionInfo, p: str, v: Value) -> Value:
@@ -803,7 +805,7 @@ class _Evaluator(Flow):
             if q.startswith(jax_api.TREE_MODULES):
                 self.tree_callback(node, q)
                 return UNKNOWN
-            if q in jax_api.BOX_CLASSES:
+            if q in jax_api.BOX_CLASSES or q in jax_api.REF_CONSTRUCTORS:
                 return TRACED_BOX if in_abstract else BOX
             if jax_api.array_module_function(q):
                 if not in_abstract:
