@@ -31,6 +31,10 @@ class Transform:
     differentiates: bool = False
     # Only array arguments are traced; Python values stay static (equinox's filter_*).
     arrays_only: bool = False
+    # The option whose `None` entries pass their argument through untraced: vmap's
+    # `in_axes=(0, None)`; shard_map's `in_specs=(P("x"), None)` (a Python int stays
+    # one, checked under jax 0.10.2; `P()` makes it a tracer).
+    untraced_none_option: str = ""
 
 
 _JIT = Transform("jit", abstract=True, cached=True,
@@ -38,7 +42,8 @@ _JIT = Transform("jit", abstract=True, cached=True,
 _PMAP = Transform("pmap", abstract=True, cached=True,
                   static_argnums_kw=("static_broadcasted_argnums",),
                   static_argnames_kw=("static_broadcasted_argnames",))
-_VMAP = Transform("vmap", abstract=True, cached=False, positional_options=("in_axes", "out_axes"))
+_VMAP = Transform("vmap", abstract=True, cached=False, positional_options=("in_axes", "out_axes"),
+                  untraced_none_option="in_axes")
 _CHECKPOINT = Transform("checkpoint", abstract=True, cached=False,
                         static_argnums_kw=("static_argnums",))
 _GRAD = Transform("grad", abstract=False, cached=False, positional_options=("argnums",),
@@ -51,7 +56,11 @@ _VJP = Transform("vjp", abstract=False, cached=False, differentiates=True)
 _CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
                     static_argnums_kw=("nondiff_argnums",))
 _EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)
-_SHARD_MAP = Transform("shard_map", abstract=True, cached=False)
+_SHARD_MAP = Transform("shard_map", abstract=True, cached=False, untraced_none_option="in_specs")
+# jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs) takes them by position.
+_SHARD_MAP_EXPERIMENTAL = Transform("shard_map", abstract=True, cached=False,
+                                    positional_options=("mesh", "in_specs", "out_specs"),
+                                    untraced_none_option="in_specs")
 # equinox's filtered transforms trace array leaves and keep every other leaf static.
 _FILTER_JIT = Transform("filter_jit", abstract=True, cached=True, arrays_only=True)
 _FILTER_VMAP = Transform("filter_vmap", abstract=True, cached=False, arrays_only=True)
@@ -82,7 +91,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.eval_shape": _EVAL_SHAPE,
     "jax.make_jaxpr": _MAKE_JAXPR,
     "jax.shard_map": _SHARD_MAP,
-    "jax.experimental.shard_map.shard_map": _SHARD_MAP,
+    "jax.experimental.shard_map.shard_map": _SHARD_MAP_EXPERIMENTAL,
     # Flax NNX's lifted transforms trace like JAX's (modules become graph-state pytrees).
     "flax.nnx.jit": _JIT,
     "flax.nnx.vmap": _VMAP,

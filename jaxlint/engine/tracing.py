@@ -150,10 +150,12 @@ def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> fro
 
 
 def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
-    """vmap's `in_axes=(0, None)`: the None positions are passed through untraced."""
-    if use.transform.name != "vmap" or "in_axes" not in use.kwargs:
+    """vmap's `in_axes=(0, None)`, shard_map's `in_specs=(P("x"), None)`: the None
+    positions are passed through untraced."""
+    option = use.transform.untraced_none_option
+    if not option or option not in use.kwargs:
         return frozenset()
-    axes = use.kwargs["in_axes"]
+    axes = use.kwargs[option]
     if not isinstance(axes, (cst.Tuple, cst.List)):
         return frozenset()
     positional = info.positional[offset:]
