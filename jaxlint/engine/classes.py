@@ -181,6 +181,57 @@ def _read(model, info: ClassInfo) -> None:
                     continue
                 static = info.static or name in meta or _static_field(model, small.value)
                 info.fields[name] = FieldInfo(name, static, ann)
+    _flatten_fields(info)
+
+
+def _flatten_fields(info: ClassInfo) -> None:
+    """A custom `tree_flatten` returns `(children, aux_data)`: the `self.x` it puts in
+    the aux data come back from `tree_unflatten` as they were, static under jit; the
+    ones in the children are leaves."""
+    method = info.methods.get("tree_flatten")
+    if method is None or not isinstance(method.node, cst.FunctionDef) or not method.positional:
+        return
+    me = method.positional[0]
+    local: dict[str, cst.BaseExpression] = {}
+    for stmt in _walk_statements(method.node):
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            name = stmt.targets[0].target.value
+            local[name] = stmt.value if name not in local else None
+        if not isinstance(stmt, cst.Return) or not isinstance(stmt.value, cst.Tuple) \
+                or len(stmt.value.elements) != 2:
+            continue
+        children, aux = (el.value for el in stmt.value.elements)
+        for part, static in ((aux, True), (children, False)):
+            if isinstance(part, cst.Name) and local.get(part.value) is not None:
+                part = local[part.value]
+            for attr in _self_attributes(part, me):
+                if attr not in info.fields or static:
+                    info.fields[attr] = FieldInfo(attr, static)
+
+
+def _walk_statements(func: cst.FunctionDef):
+    stack = list(reversed(_body(func)))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+            stack.extend(reversed(list(stmt.body.body)))
+
+
+def _self_attributes(expr: cst.BaseExpression, me: str) -> set[str]:
+    """`self.n` in `{"n": self.n}` / `(self.a, self.b)`: the fields an expression reads."""
+    found = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == me:
+            found.add(node.attr.value)
+            continue
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(node.children)
+    return found
 
 
 def _strings(expr: cst.BaseExpression) -> set[str]:
@@ -247,6 +298,6 @@ def _dict_has_true(expr: cst.BaseExpression, key: str) -> bool:
     return False
 
 
-def _body(node: cst.ClassDef):
+def _body(node):
     body = node.body
     return body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []

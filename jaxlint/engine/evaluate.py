@@ -283,6 +283,9 @@ class _Evaluator(Flow):
         if p == info.vararg or p == info.kwarg:
             return make(Kind.TRACED, Shape.CONTAINER)
         ann = info.annotations.get(p)
+        if ann is None and info.is_method and info.klass.pytree and info.positional[:1] == [p] \
+                and not _is_classmethod(info):
+            return make(Kind.TRACED, Shape.CONTAINER, cls=info.klass)  # a jitted method's pytree `self`
         if ann is None:
             return TRACED
         return annotation_value(self.model, ann, traced=True)
