@@ -17,9 +17,10 @@ from jaxlint.engine.functions import ClassInfo, FieldInfo
 
 
 def read_classes(model) -> None:
+    registered = _registration_calls(model)
     # Classes in document order: a base defined above its subclass is done first.
     for info in model.classes:
-        _read(model, info)
+        _read(model, info, registered.get(info.name, []))
     read_attributes(model)
 
 
@@ -136,12 +137,26 @@ def _read_hashing(model, info: ClassInfo) -> None:
             info.unhashable = local.unhashable
 
 
-def _read(model, info: ClassInfo) -> None:
+def _registration_calls(model) -> dict[str, list[cst.Call]]:
+    """`jax.tree_util.register_dataclass(Cache, data_fields=[...], meta_fields=[...])` and
+    `register_static(Config)` called on a class at module level, as its decorator would."""
+    out: dict[str, list[cst.Call]] = {}
+    for stmt in model.module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if isinstance(call, cst.Call) and call.args and isinstance(call.args[0].value, cst.Name) \
+                    and model.qualname(call.func) in jax_api.PYTREE_CLASS_DECORATORS:
+                out.setdefault(call.args[0].value.value, []).append(call)
+    return out
+
+
+def _read(model, info: ClassInfo, calls: list) -> None:
     _read_hashing(model, info)
     node = info.node
     meta: set[str] = set()
-    for dec in node.decorators:
-        expr = dec.decorator
+    for expr in [dec.decorator for dec in node.decorators] + calls:
         q = model.qualname(expr.func if isinstance(expr, cst.Call) else expr)
         if q == "functools.partial" and isinstance(expr, cst.Call) and expr.args:
             # partial(jax.tree_util.register_dataclass, data_fields=[...], meta_fields=[...])
