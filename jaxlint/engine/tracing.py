@@ -175,8 +175,8 @@ def _undifferentiated_params(use: TransformUse, info: FunctionInfo, offset: int)
     if argnums is None:
         nums = [0]
     else:
-        elems = argnums.elements if isinstance(argnums, (cst.Tuple, cst.List)) else [argnums]
-        values = [el.value if isinstance(argnums, (cst.Tuple, cst.List)) else el for el in elems]
+        values = [el.value for el in argnums.elements] if isinstance(argnums, (cst.Tuple, cst.List)) \
+            else [argnums]
         if not all(isinstance(v, cst.Integer) for v in values):
             return frozenset()
         nums = [int(v.value) for v in values]
