@@ -31,6 +31,10 @@ class Transform:
     differentiates: bool = False
     # Only array arguments are traced; Python values stay static (equinox's filter_*).
     arrays_only: bool = False
+    # The option whose `None` entries pass their argument through untraced: vmap's
+    # `in_axes=(0, None)`; shard_map's `in_specs=(P("x"), None)` (a Python int stays
+    # one, checked under jax 0.10.2; `P()` makes it a tracer).
+    untraced_none_option: str = ""
 
 
 _JIT = Transform("jit", abstract=True, cached=True,
@@ -38,7 +42,8 @@ _JIT = Transform("jit", abstract=True, cached=True,
 _PMAP = Transform("pmap", abstract=True, cached=True,
                   static_argnums_kw=("static_broadcasted_argnums",),
                   static_argnames_kw=("static_broadcasted_argnames",))
-_VMAP = Transform("vmap", abstract=True, cached=False, positional_options=("in_axes", "out_axes"))
+_VMAP = Transform("vmap", abstract=True, cached=False, positional_options=("in_axes", "out_axes"),
+                  untraced_none_option="in_axes")
 _CHECKPOINT = Transform("checkpoint", abstract=True, cached=False,
                         static_argnums_kw=("static_argnums",))
 _GRAD = Transform("grad", abstract=False, cached=False, positional_options=("argnums",),
@@ -51,7 +56,11 @@ _VJP = Transform("vjp", abstract=False, cached=False, differentiates=True)
 _CUSTOM = Transform("custom_derivative", abstract=False, cached=False,
                     static_argnums_kw=("nondiff_argnums",))
 _EVAL_SHAPE = Transform("eval_shape", abstract=True, cached=False)
-_SHARD_MAP = Transform("shard_map", abstract=True, cached=False)
+_SHARD_MAP = Transform("shard_map", abstract=True, cached=False, untraced_none_option="in_specs")
+# jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs) takes them by position.
+_SHARD_MAP_EXPERIMENTAL = Transform("shard_map", abstract=True, cached=False,
+                                    positional_options=("mesh", "in_specs", "out_specs"),
+                                    untraced_none_option="in_specs")
 # equinox's filtered transforms trace array leaves and keep every other leaf static.
 _FILTER_JIT = Transform("filter_jit", abstract=True, cached=True, arrays_only=True)
 _FILTER_VMAP = Transform("filter_vmap", abstract=True, cached=False, arrays_only=True)
@@ -82,7 +91,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.eval_shape": _EVAL_SHAPE,
     "jax.make_jaxpr": _MAKE_JAXPR,
     "jax.shard_map": _SHARD_MAP,
-    "jax.experimental.shard_map.shard_map": _SHARD_MAP,
+    "jax.experimental.shard_map.shard_map": _SHARD_MAP_EXPERIMENTAL,
     # Flax NNX's lifted transforms trace like JAX's (modules become graph-state pytrees).
     "flax.nnx.jit": _JIT,
     "flax.nnx.vmap": _VMAP,
@@ -462,8 +471,8 @@ PYTREE_CLASS_DECORATORS: frozenset[str] = frozenset({
     "flax.struct.dataclass", "chex.dataclass", "jax.tree_util.register_dataclass",
     "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_static",
 })
-#: Decorators that make a class a pytree with no children: every field is static
-#: (`register_static`: an instance passed to jit is part of the cache key, never traced).
+#: Decorators that register a class as a pytree with no leaves: the whole instance
+#: is aux data, so every field is a Python value inside jit (`if cfg.flag:` traces).
 STATIC_CLASS_DECORATORS: frozenset[str] = frozenset({"jax.tree_util.register_static"})
 #: Base classes that make a subclass a pytree whose annotated fields are children.
 PYTREE_BASES: frozenset[str] = frozenset({
@@ -496,7 +505,17 @@ BOX_CLASSES: frozenset[str] = frozenset({
 KERNEL_CALLS: dict[str, int] = {
     "jax.experimental.pallas.pallas_call": 0,
     "jax.experimental.pallas.core_map": 0,
+    "jax.experimental.pallas.kernel": 0,
+    # Inside a kernel: scratch buffers and pipelined blocks reach the body as Refs too.
+    "jax.experimental.pallas.run_scoped": 0,
+    "jax.experimental.pallas.run_state": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline": 0,
+    "jax.experimental.pallas.tpu.emit_pipeline_with_allocations": 0,
 }
+#: Calls that make a mutable array Ref (jax 0.10.2): `ref[i] = v` is its store API.
+REF_CONSTRUCTORS: frozenset[str] = frozenset({
+    "jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref",
+})
 #: Annotations meaning a Python scalar; under a trace a non-static one is a traced
 #: 0-d array all the same.
 SCALAR_ANNOTATIONS: frozenset[str] = frozenset({

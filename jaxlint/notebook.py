@@ -30,8 +30,10 @@ are linted.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
+import tokenize
 import warnings
 from dataclasses import dataclass, replace
 from typing import Optional, Union
@@ -200,10 +202,28 @@ def _cell_python(source: str) -> Optional[tuple[list[str], list[int]]]:
             continued = line.rstrip().endswith("\\")
             continue
         text, offset = _python_line(line, single)
+        # Inside open brackets, a string or a `\` continuation, `% (a, b)` is Python:
+        # IPython looks for magics only where a logical line starts.
+        if text != line and _continues(out):
+            text, offset = line, 0
         out.append(text)
         offsets.append(offset + n)
         continued = text is not line and line.rstrip().endswith("\\")
     return out, offsets
+
+
+def _continues(previous: list[str]) -> bool:
+    """The previous lines leave a logical line open (a bracket, a string, a `\\`)."""
+    if not previous:
+        return False
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("\n".join(previous) + "\n").readline):
+            pass
+    except tokenize.TokenError:
+        return True  # EOF in a multi-line statement or string
+    except (SyntaxError, RecursionError, ValueError):
+        return False
+    return False
 
 
 def _parses(lines: list[str]) -> Optional[SyntaxError]:

@@ -230,3 +230,20 @@ def test_indented_cell_maps_findings_back_to_its_columns(tmp_path):
     path = _notebook(tmp_path, "  import jax\n  import jax.numpy as jnp\n  x = jnp.zeros(3, dtype=jnp.float64)\n")
     [f] = lint_notebook(str(path), Settings(select=("JAX702",))).findings
     assert (f.cell, f.line, f.col) == (1, 3, 7)
+def test_percent_inside_brackets_is_python_not_a_magic(tmp_path):
+    # IPython looks for magics where a logical line starts: `% (epoch, loss)` continuing
+    # an open call (or a `\` line, or a string) is the format operator, and the cell runs
+    # (checked with IPython's TransformerManager.transform_cell).
+    path = _notebook(
+        tmp_path,
+        "import logging\nepoch, loss = 1, 0.5\n"
+        "logging.info(\"epoch:% 3d loss: %.4f\"\n    % (epoch, loss))\n"
+        "total = epoch + \\\n    1\nmsg = \"\"\"\n%d\n\"\"\" % epoch\nok = (epoch\n      != 2)\n",
+        "%time x = 1\ny = (2\n     % 3)\n%matplotlib inline\n",
+    )
+    _, result = _found(path)
+    assert result.diagnostics == []
+    # A magic after the brackets close is still a magic.
+    broken = _notebook(tmp_path, "x = (1,\n     2)\n%matplotlib inline\nprint(x %)\n", name="b.ipynb")
+    _, result = _found(broken)
+    assert [d.code for d in result.diagnostics] == ["E999"] and "line 4" in result.diagnostics[0].message

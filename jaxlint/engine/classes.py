@@ -17,9 +17,10 @@ from jaxlint.engine.functions import ClassInfo, FieldInfo
 
 
 def read_classes(model) -> None:
+    registered = _registration_calls(model)
     # Classes in document order: a base defined above its subclass is done first.
     for info in model.classes:
-        _read(model, info)
+        _read(model, info, registered.get(info.name, []))
     read_attributes(model)
 
 
@@ -136,20 +137,33 @@ def _read_hashing(model, info: ClassInfo) -> None:
             info.unhashable = local.unhashable
 
 
-def _read(model, info: ClassInfo) -> None:
+def _registration_calls(model) -> dict[str, list[cst.Call]]:
+    """`jax.tree_util.register_dataclass(Cache, data_fields=[...], meta_fields=[...])` and
+    `register_static(Config)` called on a class at module level, as its decorator would."""
+    out: dict[str, list[cst.Call]] = {}
+    for stmt in model.module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if isinstance(call, cst.Call) and call.args and isinstance(call.args[0].value, cst.Name) \
+                    and model.qualname(call.func) in jax_api.PYTREE_CLASS_DECORATORS:
+                out.setdefault(call.args[0].value.value, []).append(call)
+    return out
+
+
+def _read(model, info: ClassInfo, calls: list) -> None:
     _read_hashing(model, info)
     node = info.node
     meta: set[str] = set()
-    every_field_static = False
-    for dec in node.decorators:
-        expr = dec.decorator
+    for expr in [dec.decorator for dec in node.decorators] + calls:
         q = model.qualname(expr.func if isinstance(expr, cst.Call) else expr)
         if q == "functools.partial" and isinstance(expr, cst.Call) and expr.args:
             # partial(jax.tree_util.register_dataclass, data_fields=[...], meta_fields=[...])
             q = model.qualname(expr.args[0].value)
         if q in jax_api.PYTREE_CLASS_DECORATORS:
             info.pytree = True
-            every_field_static = every_field_static or q in jax_api.STATIC_CLASS_DECORATORS
+            info.static = info.static or q in jax_api.STATIC_CLASS_DECORATORS
             if isinstance(expr, cst.Call):
                 for arg in expr.args:
                     if arg.keyword is not None and arg.keyword.value == "meta_fields":
@@ -165,6 +179,7 @@ def _read(model, info: ClassInfo) -> None:
         if local is not None and local is not info:
             info.pytree = info.pytree or local.pytree
             info.box = info.box or local.box
+            info.static = info.static or local.static
             inherited.update(local.fields)
     if not info.pytree:
         return
@@ -179,8 +194,59 @@ def _read(model, info: ClassInfo) -> None:
                 if model.qualname(ann) == "typing.ClassVar" or (
                         isinstance(ann, cst.Subscript) and model.qualname(ann.value) == "typing.ClassVar"):
                     continue
-                static = every_field_static or name in meta or _static_field(model, small.value)
+                static = info.static or name in meta or _static_field(model, small.value)
                 info.fields[name] = FieldInfo(name, static, ann)
+    _flatten_fields(info)
+
+
+def _flatten_fields(info: ClassInfo) -> None:
+    """A custom `tree_flatten` returns `(children, aux_data)`: the `self.x` it puts in
+    the aux data come back from `tree_unflatten` as they were, static under jit; the
+    ones in the children are leaves."""
+    method = info.methods.get("tree_flatten")
+    if method is None or not isinstance(method.node, cst.FunctionDef) or not method.positional:
+        return
+    me = method.positional[0]
+    local: dict[str, cst.BaseExpression] = {}
+    for stmt in _walk_statements(method.node):
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            name = stmt.targets[0].target.value
+            local[name] = stmt.value if name not in local else None
+        if not isinstance(stmt, cst.Return) or not isinstance(stmt.value, cst.Tuple) \
+                or len(stmt.value.elements) != 2:
+            continue
+        children, aux = (el.value for el in stmt.value.elements)
+        for part, static in ((aux, True), (children, False)):
+            if isinstance(part, cst.Name) and local.get(part.value) is not None:
+                part = local[part.value]
+            for attr in _self_attributes(part, me):
+                if attr not in info.fields or static:
+                    info.fields[attr] = FieldInfo(attr, static)
+
+
+def _walk_statements(func: cst.FunctionDef):
+    stack = list(reversed(_body(func)))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+            stack.extend(reversed(list(stmt.body.body)))
+
+
+def _self_attributes(expr: cst.BaseExpression, me: str) -> set[str]:
+    """`self.n` in `{"n": self.n}` / `(self.a, self.b)`: the fields an expression reads."""
+    found = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == me:
+            found.add(node.attr.value)
+            continue
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(node.children)
+    return found
 
 
 def _strings(expr: cst.BaseExpression) -> set[str]:
@@ -193,6 +259,7 @@ def _strings(expr: cst.BaseExpression) -> set[str]:
 def _static_field(model, value: Optional[cst.BaseExpression]) -> bool:
     if not isinstance(value, cst.Call):
         return False
+    value = _through_alias(model, value)
     marker = jax_api.STATIC_FIELD_CALLS.get(model.qualname(value.func))
     if marker is None:
         return False
@@ -213,6 +280,25 @@ def _static_field(model, value: Optional[cst.BaseExpression]) -> bool:
     return False
 
 
+def _through_alias(model, call: cst.Call) -> cst.Call:
+    """The field call a one-line helper stands for:
+    `static_field = lambda v=MISSING: dataclasses.field(default=v, metadata=dict(static=True))`."""
+    if not isinstance(call.func, cst.Name) or model.qualname(call.func) is not None:
+        return call
+    bindings = model.scope_of(call.func).lookup(call.func.value)
+    if not bindings or len(bindings) != 1:
+        return call
+    node = bindings[0].node
+    inner = None
+    if isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda):
+        inner = node.value.body
+    elif isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock) \
+            and len(node.body.body) == 1 and isinstance(node.body.body[0], cst.SimpleStatementLine) \
+            and isinstance(node.body.body[0].body[0], cst.Return):
+        inner = node.body.body[0].body[0].value
+    return inner if isinstance(inner, cst.Call) else call
+
+
 def _dict_has_true(expr: cst.BaseExpression, key: str) -> bool:
     """`{"static": True}` or `dict(static=True)`."""
     if isinstance(expr, cst.Dict):
@@ -227,6 +313,6 @@ def _dict_has_true(expr: cst.BaseExpression, key: str) -> bool:
     return False
 
 
-def _body(node: cst.ClassDef):
+def _body(node):
     body = node.body
     return body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []

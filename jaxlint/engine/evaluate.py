@@ -201,7 +201,9 @@ class _Evaluator(Flow):
         if not info.traced:
             for p, ann in info.annotations.items():
                 if is_array_annotation(self.model, ann):
-                    env[p] = CONCRETE_ARRAY
+                    # A Pallas kernel's `*_ref` parameters are Refs, often annotated jax.Array.
+                    env[p] = BOX if p.endswith("_ref") and self.model.mentions("jax.experimental.pallas") \
+                        else CONCRETE_ARRAY
         return env
 
     def from_sites(self, info: FunctionInfo, p: str, v: Value) -> Value:
@@ -281,6 +283,9 @@ class _Evaluator(Flow):
         if p == info.vararg or p == info.kwarg:
             return make(Kind.TRACED, Shape.CONTAINER)
         ann = info.annotations.get(p)
+        if ann is None and info.is_method and info.klass.pytree and info.positional[:1] == [p] \
+                and not _is_classmethod(info):
+            return make(Kind.TRACED, Shape.CONTAINER, cls=info.klass)  # a jitted method's pytree `self`
         if ann is None:
             return TRACED
         return annotation_value(self.model, ann, traced=True)
@@ -808,7 +813,7 @@ class _Evaluator(Flow):
             if q.startswith(jax_api.TREE_MODULES):
                 self.tree_callback(node, q)
                 return UNKNOWN
-            if q in jax_api.BOX_CLASSES:
+            if q in jax_api.BOX_CLASSES or q in jax_api.REF_CONSTRUCTORS:
                 return TRACED_BOX if in_abstract else BOX
             if jax_api.array_module_function(q):
                 if not in_abstract:
@@ -1117,6 +1122,8 @@ def annotation_value(model, ann: cst.BaseExpression, traced: bool) -> Value:
         return make(kind, Shape.CONTAINER, cls=library_class(model, q))
     klass = model.resolve_class(ann)
     if klass is not None:
+        if klass.static:
+            return make(Kind.STATIC, Shape.CONTAINER, cls=klass)  # no leaves: never traced
         if klass.box:
             return make(kind, Shape.BOX)
         if klass.pytree:

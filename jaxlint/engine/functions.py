@@ -77,6 +77,8 @@ class ClassInfo:
     # and whether instances are mutable boxes (nnx.Variable subclasses).
     pytree: bool = False
     box: bool = False
+    # Registered with no leaves (`register_static`): instances are static inside jit.
+    static: bool = False
     # A library's class (flax's TrainState): fields not listed static are children.
     library: bool = False
     fields: dict[str, FieldInfo] = field(default_factory=dict)

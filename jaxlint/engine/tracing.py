@@ -150,10 +150,12 @@ def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> fro
 
 
 def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
-    """vmap's `in_axes=(0, None)`: the None positions are passed through untraced."""
-    if use.transform.name != "vmap" or "in_axes" not in use.kwargs:
+    """vmap's `in_axes=(0, None)`, shard_map's `in_specs=(P("x"), None)`: the None
+    positions are passed through untraced."""
+    option = use.transform.untraced_none_option
+    if not option or option not in use.kwargs:
         return frozenset()
-    axes = use.kwargs["in_axes"]
+    axes = use.kwargs[option]
     if not isinstance(axes, (cst.Tuple, cst.List)):
         return frozenset()
     positional = info.positional[offset:]
@@ -164,6 +166,26 @@ def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> fro
     return frozenset(out)
 
 
+def _undifferentiated_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
+    """`jax.grad(f)(x, n)`: only the `argnums` arguments become JVP tracers; the others
+    reach `f` as they were passed (a Python int stays one)."""
+    if "argnums" not in use.transform.positional_options:
+        return frozenset()
+    argnums = use.kwargs.get("argnums")
+    if argnums is None:
+        nums = [0]
+    else:
+        values = [el.value for el in argnums.elements] if isinstance(argnums, (cst.Tuple, cst.List)) \
+            else [argnums]
+        if not all(isinstance(v, cst.Integer) for v in values):
+            return frozenset()
+        nums = [int(v.value) for v in values]
+    positional = info.positional[offset:]
+    if info.vararg or any(n < 0 or n >= len(positional) for n in nums):
+        return frozenset()
+    return frozenset(p for i, p in enumerate(positional) if i not in nums)
+
+
 def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
              within: Optional[FunctionInfo] = None, offset: int = 0,
              bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
@@ -172,6 +194,8 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
     for use in uses:
         static |= static_params(use, info, offset)
         unbatched |= _unbatched_params(use, info, offset)
+    if uses and all(u.transform.differentiates for u in uses):
+        unbatched |= _undifferentiated_params(uses[-1], info, offset)
     traced = None
     if any(has_unresolved_static(u) for u in uses):
         traced = frozenset()  # unknown static set: claim nothing is traced

@@ -8,7 +8,7 @@ from jaxlint.engine.model import children
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.jax_api import STATEFUL_MODULE_CLASSES
-from jaxlint.rules._impurity import (INIT_METHODS, holds_tracer, outlives_trace, root_name,
+from jaxlint.rules._impurity import (INIT_METHODS, holds_tracer, outlives_trace, owner_of, root_name,
                                      self_name, trace_time_function, where)
 from jaxlint.rules.base import Rule
 
@@ -194,7 +194,8 @@ class ExternalStateWrite(Rule):
         if traced:
             msg = (f"{what} {where(func)} stores a tracer outside the trace: using it "
                    f"after the trace raises UnexpectedTracerError; {_FIX_LEAK}")
-        elif func.cached and place != "outer trace" and self._counter(node, shown):
+        elif func.cached and place != "outer trace" and self._counter(node, shown) \
+                and not self._counts_traces(shown, func):
             # A static write only misbehaves by running once per trace; we report the
             # updates meant to run per call (counters), not trace-time bookkeeping.
             msg = (f"{what} {where(func)} runs once, at trace time, not on every call; "
@@ -206,6 +207,37 @@ class ExternalStateWrite(Rule):
         if place == "module" and root is not None:
             details["global_name"] = root.value  # confirm mode looks for the tracer there
         yield self.report(node, msg, func, **details)
+
+    def _counts_traces(self, shown, func) -> bool:
+        """A counter read only by comparisons (`assert n_traces == 1`): a test that counts
+        traces on purpose, which is what the once-per-trace increment does. Or a closure's
+        counter that is never read."""
+        model = self.model
+        if not isinstance(shown, cst.Name):
+            return False
+        owner = owner_of(model, shown, func)
+        reads = 0
+        for name in model.nodes(cst.Name):
+            if name.value != shown.value or name is shown:
+                continue
+            f = model.function_of(name)
+            inner = f
+            while inner is not None and inner is not func:
+                inner = inner.enclosing
+            if inner is func:
+                continue  # the traced function's own increments
+            if (owner_of(model, name, f) if f is not None else
+                    ("module", None) if name.value in model.module_scope.bindings else None) != owner:
+                continue
+            parent = model.parent(name)
+            if isinstance(parent, (cst.AssignTarget, cst.NameItem)) or (
+                    isinstance(parent, cst.AugAssign) and parent.target is name):
+                continue
+            if not any(isinstance(a, (cst.Comparison, cst.Assert)) for a in model.ancestors(name)):
+                return False
+            reads += 1
+        # A closure's counter that nothing reads changes nothing; a global may be read elsewhere.
+        return reads > 0 or (owner is not None and owner[0] == "function")
 
     def _counter(self, node, shown) -> bool:
         """`n += 1`, `n = n + 1`: state meant to change on every call."""

@@ -31,7 +31,8 @@ class StaleGlobalRead(Rule):
             if func is None:
                 continue
             bindings = model.scope_of(node).lookup(name)
-            if bindings is None or bindings is not model.module_scope.bindings.get(name):
+            if bindings is None or bindings is not model.module_scope.bindings.get(name) \
+                    or model.comprehension_variable(node):  # `w` in `[w - dw for w, dw in ...]`
                 continue  # a local or closure variable of the same name
             # The jitted function whose trace is cached: a lax body or helper inside
             # it is traced with it; a jitted function defined inside `main()` is its own.

@@ -18,6 +18,18 @@ from jaxlint.engine.scopes import dotted_name
 from jaxlint.rules.base import Report, Rule
 
 
+def _postponed_annotations(module: cst.Module) -> bool:
+    """`from __future__ import annotations`: annotations stay strings, never evaluated."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) \
+                        and small.module.value == "__future__" and not isinstance(small.names, cst.ImportStar) \
+                        and any(isinstance(a.name, cst.Name) and a.name.value == "annotations" for a in small.names):
+                    return True
+    return False
+
+
 class RemovedAPIChecks:
     """Finds uses of the removed JAX names of one migration.
 
@@ -45,7 +57,8 @@ class RemovedAPIChecks:
             api = jax_api.API_CHANGES.get(q) if q else None
             if api is None or not self._selects(api):
                 continue
-            if self._in_import(node) or self._assigned(node) or self._guarded(node):
+            if self._in_import(node) or self._assigned(node) or self._guarded(node) \
+                    or self._unevaluated_annotation(node):
                 continue
             text = model.module.code_for_node(node)
             yield self.report(node, self._message(f"`{text}`", f"`{q}`" if q != text else f"`{text}`",
@@ -125,6 +138,21 @@ class RemovedAPIChecks:
         if isinstance(parent, cst.AssignTarget):
             return True
         return isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node
+
+    def _unevaluated_annotation(self, node: cst.CSTNode) -> bool:
+        """An annotation Python never evaluates, so the removed name never raises: any
+        annotation under `from __future__ import annotations`, and a local variable's
+        (`x: T = v` in a function body) always."""
+        model = self.model
+        ancestors = list(model.ancestors(node))
+        at = next((i for i, a in enumerate(ancestors) if isinstance(a, cst.Annotation)), None)
+        if at is None:
+            return False
+        if _postponed_annotations(model.module):
+            return True
+        owner = ancestors[at + 1] if at + 1 < len(ancestors) else None
+        body = next((a for a in ancestors[at + 1:] if isinstance(a, (cst.FunctionDef, cst.ClassDef, cst.Lambda))), None)
+        return isinstance(owner, cst.AnnAssign) and isinstance(body, cst.FunctionDef)
 
     def _guarded(self, node: cst.CSTNode) -> bool:
         return in_guarded_fallback(self.model, node)
