@@ -551,17 +551,24 @@ FAIL_UNDER_DIFFERENTIATION: frozenset[str] = frozenset({
 #: they name. JAX gives a 32-bit one instead while x64 is off (the default).
 #: Checked under jax 0.10.2: each request gives the 32-bit dtype, with a UserWarning
 #: "Explicitly requested dtype float64 requested in zeros is not available".
+#: The platform-sized aliases are 64-bit too: `jnp.float_` is float64, `jnp.int_` int64,
+#: `np.intp` / `np.longlong` int64 (checked: `jnp.zeros(2, dtype=jnp.float_)` gives float32
+#: with the same warning).
 X64_DTYPES: dict[str, str] = {
-    "float64": "float64", "double": "float64", "int64": "int64", "uint64": "uint64",
-    "complex128": "complex128", "cdouble": "complex128",
+    "float64": "float64", "double": "float64", "float_": "float64",
+    "int64": "int64", "int_": "int64", "intp": "int64", "longlong": "int64",
+    "uint64": "uint64", "uint": "uint64", "uintp": "uint64", "ulonglong": "uint64",
+    "complex128": "complex128", "cdouble": "complex128", "complex_": "complex128",
 }
 #: What each 64-bit dtype becomes while x64 is off.
 X64_NARROWED: dict[str, str] = {
     "float64": "float32", "int64": "int32", "uint64": "uint32", "complex128": "complex64",
 }
 #: The same dtypes as strings NumPy accepts (`dtype="f8"`).
+#: NumPy 2 rejects the strings "float_" and "complex_" (TypeError), so they are left out.
 X64_DTYPE_STRINGS: dict[str, str] = {
-    **X64_DTYPES, "f8": "float64", "i8": "int64", "u8": "uint64", "c16": "complex128",
+    **{name: dtype for name, dtype in X64_DTYPES.items() if name not in ("float_", "complex_")},
+    "f8": "float64", "i8": "int64", "u8": "uint64", "c16": "complex128",
 }
 #: NumPy's default-type aliases, 64-bit in jax.numpy too (jax 0.10.2: `jnp.float_` is
 #: float64, `jnp.full(..., dtype=jnp.float_)` gives float32 with the UserWarning).
