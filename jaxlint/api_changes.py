@@ -166,12 +166,16 @@ API_CHANGES: dict[str, RemovedAPI] = {
         "jax.experimental.enable_x64": ("`jax.enable_x64(True)`", None),
         "jax.experimental.disable_x64": ("`jax.enable_x64(False)`", None),
     }),
-    # The top-level aliases of jax.interpreters modules: deprecated in 0.4.7 ("jax.xla
-    # was an accidental export"); gone in jax 0.10.2 (the removal release is not pinned).
-    **_group("removed-function", "", "0.4.7", {
+    # Accidental top-level exports ("jax.xla was an accidental export"): deprecated in
+    # 0.4.7, present with a warning in 0.4.13, removed in 0.4.14 (read from jax/__init__.py
+    # of both sdists). `jax.ad` is left out: jax 0.10 has a new `jax.ad` namespace.
+    **_group("removed-function", "0.4.14", "0.4.7", {
         "jax.xla": ("`jax.extend.backend.get_backend()` for the backend, `jax.Device` for devices", None),
         "jax.pxla": ("`jax.interpreters.pxla`", None),
         "jax.partial_eval": ("`jax.interpreters.partial_eval`", None),
+        "jax.ShapedArray": ("`jax.core.ShapedArray`", None),
+        "jax.flatten_fun_nokwargs": ("`jax.api_util.flatten_fun_nokwargs`", None),
+        "jax.curry": ("`functools.partial(functools.partial, f)`", None),
     }),
     # jax.lax.prod: removed in 0.4.24 (deprecated in 0.4.11).
     **_group("removed-function", "0.4.24", "0.4.11", {
