@@ -339,9 +339,39 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     **{f"jax.ops.{n}": ShapeArgs((2,), ("num_segments",), "ConcretizationTypeError",
                                  "pass num_segments= as a Python int (static)")
        for n in ("segment_sum", "segment_max", "segment_min", "segment_prod")},
+    # Sizes and orders that fix the output's shape; each traced one raises under jit and vmap
+    # (jax 0.10.2, the error each one raised).
+    "jax.scipy.special.multigammaln": ShapeArgs((1,), ("d",), "ConcretizationTypeError",
+                                                "pass the dimension d as a Python int (static)"),
+    **{f"jax.numpy.fft.{n}": ShapeArgs((1,), ("n",), "TracerIntegerConversionError",
+                                       "pass the transform length n as a Python int (static)")
+       for n in ("fft", "ifft", "rfft")},
+    "jax.lax.top_k": ShapeArgs((1,), ("k",), "TracerBoolConversionError", "pass k as a Python int (static)"),
+    "jax.lax.dynamic_slice_in_dim": ShapeArgs((2,), ("slice_size",), "TracerIntegerConversionError",
+                                              "the slice size must be static (only the start may be traced)"),
 }
 #: Array methods taking a shape: `x.reshape(n, -1)`.
 SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})
+
+#: Axis arguments: JAX reads an axis as a Python int while tracing, so a traced one
+#: raises under jit and vmap. Function -> (position of `axis`, the error a traced int
+#: raised under jax 0.10.2). A tuple of axes holding a tracer raises
+#: TracerIntegerConversionError in the reductions (`jnp.sum(x, axis=(a,))`).
+AXIS_ARGUMENTS: dict[str, tuple[int, str]] = {
+    **{f"jax.numpy.{n}": (1, "ConcretizationTypeError") for n in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "all", "any", "expand_dims", "squeeze", "flip")},
+    **{f"jax.numpy.{n}": (1, "TracerIntegerConversionError") for n in (
+        "argmax", "argmin", "concatenate", "stack")},
+    "jax.numpy.roll": (2, "ConcretizationTypeError"),
+    "jax.numpy.take": (2, "TracerIntegerConversionError"),
+    "jax.nn.softmax": (1, "ConcretizationTypeError"),
+    # jitted inside JAX with a static axis: a tracer there cannot be hashed.
+    **{f"jax.numpy.{n}": (1, "ValueError") for n in ("cumsum", "cumprod", "sort", "argsort", "median")},
+    "jax.scipy.special.logsumexp": (1, "TypeError"),
+}
+#: The reductions, whose `axis` may be a tuple of axes.
+AXIS_TUPLE_REDUCTIONS: frozenset[str] = frozenset(
+    f"jax.numpy.{n}" for n in ("sum", "mean", "max", "min", "prod", "std", "var", "all", "any"))
 
 
 # PRNG keys (JAX5xx) -----------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.engine.values import Shape
+from jaxlint.jax_api import AXIS_ARGUMENTS, AXIS_TUPLE_REDUCTIONS
+from jaxlint.rules._known_arrays import argument
 from jaxlint.rules.base import TracedValueRule
 
 
@@ -13,6 +15,8 @@ class TracedIntegerConversion(TracedValueRule):
     name = "traced-integer-conversion"
     summary = "range(n) / operator.index / list indexing with a traced value raises TracerIntegerConversionError"
     raises = "TracerIntegerConversionError"
+    # A traced axis: the error depends on the function (AXIS_ARGUMENTS).
+    also_raises = ("ConcretizationTypeError", "ValueError", "TypeError")
 
     def check(self):
         model = self.model
@@ -35,6 +39,8 @@ class TracedIntegerConversion(TracedValueRule):
                         f"`operator.index()` on traced value `{self.source(call.args[0].value)}` raises "
                         f"TracerIntegerConversionError {self.where(func)}; keep it an array"
                         f"{self.static_hint(func, call.args[0].value)}"), func)
+            elif q in AXIS_ARGUMENTS:
+                yield from self._traced_axis(call, q)
         for sub in model.nodes(cst.Subscript):
             # A Python list / tuple (static) indexed with a tracer: Python calls __index__.
             base = model.value(sub.value)
@@ -58,3 +64,26 @@ class TracedIntegerConversion(TracedValueRule):
                 f"`{self.source(idx)}` raises TracerIntegerConversionError {self.where(func)}; "
                 f"make it an array (jnp.asarray(seq)[i]) or use lax.switch for a list of functions"),
                 func)
+
+    def _traced_axis(self, call: cst.Call, q: str):
+        position, error = AXIS_ARGUMENTS[q]
+        axis = argument(call, position, "axis")
+        if axis is None:
+            return
+        if isinstance(axis, (cst.Tuple, cst.List)):
+            if q not in AXIS_TUPLE_REDUCTIONS:
+                return
+            error = "TracerIntegerConversionError"
+            parts = [el.value for el in axis.elements if not isinstance(el, cst.StarredElement)]
+        else:
+            parts = [axis]
+        for part in parts:
+            func = self.traced(part)
+            if func is None:
+                continue
+            label = q.replace("jax.numpy.", "jnp.", 1)
+            yield self.report(part, (
+                f"`{label}` reads its axis as a Python int while tracing: traced `{self.source(part)}` "
+                f"raises {error} {self.where(func)}; pass the axis as a Python int"
+                f"{self.static_hint(func, part)}"), func, expected=error)
+            return
