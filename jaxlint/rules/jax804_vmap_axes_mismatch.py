@@ -22,10 +22,22 @@ class VmapAxesMismatch(Rule):
                "returned raise ValueError")
     confirm_kind = "trace-error"
     raises = "ValueError"
+    # An axis that is not an int or None (`in_axes=(True, False)`) fails in vmap itself.
+    also_raises = ("TypeError",)
 
     def check(self) -> Iterator[Report]:
         model = self.model
         for app in tf.applications(model, VMAP_TRANSFORMS, _POSITIONS, _NAMES):
+            bad = [(name, leaf) for name in _NAMES if app.options.get(name) is not None
+                   for leaf in _non_int_leaves(app.options[name])]
+            if bad:
+                name, leaf = bad[0]
+                yield self.report(leaf, (
+                    f"{name} entry `{self.source(leaf)}` is not an int or None: `jax.vmap` raises "
+                    f"TypeError ({name} must be an int, None, or (nested) container with those types "
+                    f"as leaves); write 0 for a mapped argument and None for one that is not"),
+                    model.function_of(app.node), expected="TypeError")
+                continue
             in_axes = app.options.get("in_axes")
             if in_axes is not None:
                 yield from self._in_axes(app, in_axes)
@@ -144,3 +156,19 @@ def _entries(expr: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
 def _axis(expr: cst.BaseExpression) -> Optional[int]:
     got = tracing._literal_ints(expr)
     return got[0] if got is not None and len(got) == 1 and not isinstance(expr, (cst.Tuple, cst.List)) else None
+
+
+def _non_int_leaves(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The leaves of a literal axes spec that vmap rejects: booleans (`True` is an int to
+    Python, but not to vmap), floats and strings."""
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        for el in expr.elements:
+            if not isinstance(el, cst.StarredElement):
+                yield from _non_int_leaves(el.value)
+    elif isinstance(expr, cst.Dict):
+        for el in expr.elements:
+            if isinstance(el, cst.DictElement):
+                yield from _non_int_leaves(el.value)
+    elif isinstance(expr, cst.Name) and expr.value in ("True", "False") \
+            or isinstance(expr, (cst.Float, cst.SimpleString)):
+        yield expr

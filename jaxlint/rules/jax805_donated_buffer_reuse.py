@@ -47,6 +47,10 @@ class DonatedBufferReuse(Rule):
             donating = self._donating(call.func)
             if donating is None:
                 continue
+            twice = self._passed_twice(call, donating)
+            if twice is not None:
+                yield twice
+                continue
             for arg in self._donated_args(call, donating):
                 if not isinstance(arg, cst.Name) or not self._on_device(arg):
                     continue
@@ -66,6 +70,25 @@ class DonatedBufferReuse(Rule):
                        f"RuntimeError (Array has been deleted); use the call's result, or drop "
                        f"it from {'donate_argnums' if donating.argnums else 'donate_argnames'}")
                 yield self.report(node, msg, model.function_of(node))
+
+    def _passed_twice(self, call: cst.Call, donating: _Donating) -> Optional[Report]:
+        """`f(x, x)` with the first argument donated: the call donates the buffer it also
+        reads, and raises (measured: JaxRuntimeError "Attempt to use a buffer that was
+        previously donated in the same call")."""
+        donated = [a for a in self._donated_args(call, donating) if isinstance(a, cst.Name)]
+        for arg in donated:
+            if not self._on_device(arg):
+                continue
+            for other in call.args:
+                if other.value is not arg and isinstance(other.value, cst.Name) \
+                        and other.value.value == arg.value:
+                    return self.report(other.value, (
+                        f"`{arg.value}` is donated to {donating.label} and passed again in the same "
+                        f"call: the call raises JaxRuntimeError (Attempt to use a buffer that was "
+                        f"previously donated in the same call); pass a copy (`jnp.copy({arg.value})`) "
+                        f"as the other argument, or do not donate it"),
+                        self.model.function_of(call))
+        return None
 
     # ------------------------------------------------------------ the callee
     def _donating(self, func: cst.BaseExpression) -> Optional[_Donating]:
