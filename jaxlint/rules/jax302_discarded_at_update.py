@@ -7,6 +7,7 @@ from typing import Iterator
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.model import walk
 from jaxlint.rules.base import Report, Rule
 
 
@@ -55,6 +56,42 @@ class DiscardedAtUpdate(Rule):
                        f"does nothing; assign it or remove it")
             yield self.report(call, msg, func)
         yield from self._unused_locals()
+        yield from self._augmented_loop_variables()
+
+    def _augmented_loop_variables(self) -> Iterator[Report]:
+        """`for p, g in zip(params, grads): p -= lr * g`: on a JAX array `-=` makes a new
+        array and rebinds the loop variable only, so `params` keeps the old arrays (a
+        NumPy array would be updated in place)."""
+        model = self.model
+        for aug in model.nodes(cst.AugAssign):
+            if not isinstance(aug.target, cst.Name):
+                continue
+            name = aug.target.value
+            loop = _enclosing_for(model, aug)
+            bound = _target_names(loop.target) if loop is not None else {}
+            if name not in bound:
+                continue
+            value = model.value(bound[name])
+            if not value.array or value.static:
+                continue
+            func = model.function_of(aug)
+            own = set(map(id, walk(aug))) | {id(bound[name])}
+            if any(id(node) not in own and _same_scope(model, node, func)
+                   for node in self._name_nodes(name)):
+                continue  # the new value is read (or the name rebound) somewhere
+            iterable = self.source(loop.iter)
+            yield self.report(aug, (
+                f"`{self.source(aug)}` makes a new array and rebinds the loop variable `{name}` "
+                f"only (JAX arrays are immutable): the arrays in `{iterable}` are unchanged; "
+                f"build the updated values, e.g. a comprehension over `{iterable}` assigned back"), func)
+
+    def _name_nodes(self, name: str) -> list:
+        model = self.model
+        if not hasattr(self, "_names"):
+            self._names: dict[str, list] = {}
+            for node in model.nodes(cst.Name):
+                self._names.setdefault(node.value, []).append(node)
+        return self._names.get(name, [])
 
     def _unused_locals(self) -> Iterator[Report]:
         """`y = x.at[i].set(v)` in a function that never reads `y`: the update is lost."""
@@ -97,6 +134,35 @@ class DiscardedAtUpdate(Rule):
             if f is func:
                 return True
         return False
+
+
+def _enclosing_for(model, node: cst.CSTNode) -> "cst.For | None":
+    for anc in model.ancestors(node):
+        if isinstance(anc, cst.For):
+            return anc
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return None
+    return None
+
+
+def _target_names(target: cst.BaseExpression) -> dict:
+    """The names a `for` target binds -> their Name nodes."""
+    if isinstance(target, cst.Name):
+        return {target.value: target}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out = {}
+        for el in target.elements:
+            out.update(_target_names(el.value))
+        return out
+    return {}
+
+
+def _same_scope(model, node: cst.CSTNode, func) -> bool:
+    """`node` runs in `func` or in a function nested in it (None: the module)."""
+    f = model.function_of(node)
+    while f is not None and f is not func:
+        f = f.enclosing
+    return f is func
 
 
 def _at_call(call) -> "cst.Subscript | None":
