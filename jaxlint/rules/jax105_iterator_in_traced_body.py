@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.model import walk
+from jaxlint.engine.values import UNKNOWN
 from jaxlint.rules._impurity import outlives_trace, trace_time_function, where
 from jaxlint.rules.base import Rule
 
@@ -29,6 +31,12 @@ class IteratorInTracedBody(Rule):
             it = self._next_target(call)
             if it is not None:
                 yield from self._flag(call, it, f"`{self.source(call)}`")
+            elif model.qualname(call.func) == "builtins.next" and call.args \
+                    and _iter_of_name(model, call.args[0].value) is not None:
+                # `next(iter(loader))`: a fresh iterator, unless `loader` is its own.
+                func = trace_time_function(model, call, "cached")
+                if func is not None and self._stateful_argument(call.args[0].value.args[0].value, func, True):
+                    yield from self._flag(call, call.args[0].value.args[0].value, f"`{self.source(call)}`")
         for loop in model.nodes(cst.For):
             if isinstance(loop.iter, cst.Name) and self._is_iterator(loop.iter):
                 yield from self._flag(loop.iter, loop.iter, f"`for` over iterator `{loop.iter.value}`")
@@ -47,12 +55,37 @@ class IteratorInTracedBody(Rule):
         model = self.model
         # jit / pmap / lax bodies run the Python code once, when traced.
         func = trace_time_function(model, node, "cached")
-        if func is None or outlives_trace(model, it, func) is None:
+        if func is None or (outlives_trace(model, it, func) is None
+                            and not self._stateful_argument(it, func)):
             return
         msg = (f"{what} {where(func)} runs only while tracing: every iteration and every later "
                f"call reuse the items read then; index an array instead (xs[i] in a fori_loop "
                f"body) or pass the items in as arguments")
         yield self.report(node, msg, func, iterator=it.value)
+
+    def _stateful_argument(self, it: cst.Name, func, through_iter: bool = False) -> bool:
+        """`next(loader)` or `next(iter(loader))` in a jitted function, `loader` a (static)
+        parameter whose class advances its own state in `__next__`: jit reuses the trace
+        for the same object, so next() ran once, at trace time, and every call gets the
+        batch read then."""
+        model = self.model
+        source = it
+        if not through_iter:
+            bindings = model.scope_of(it).lookup(it.value) or []
+            inner = [_iter_of_name(model, getattr(b.node, "value", None)) if b.kind == "assign"
+                     and isinstance(b.node, cst.Assign) else None for b in bindings]
+            if inner and all(n is not None for n in inner):
+                source, through_iter = inner[0], True
+        if source.value not in func.positional + func.kwonly:
+            return False
+        classes = {model.value(source).cls}
+        if None in classes:
+            # A static argument: what every call of this file passes.
+            classes = {dict(values).get(source.value, UNKNOWN).cls for values in func.sites.values()}
+        if len(classes) != 1 or None in classes:
+            return False
+        cls = classes.pop()
+        return not cls.pytree and _advances_itself(cls, through_iter)
 
     def _is_iterator(self, name: cst.Name) -> bool:
         """A name bound only to iter(...), a generator expression or a generator function call."""
@@ -84,4 +117,38 @@ def _is_generator(model, info) -> bool:
     for y in model.nodes(cst.Yield):
         if model.function_of(y) is info:
             return True
+    return False
+
+
+def _iter_of_name(model, expr) -> "cst.Name | None":
+    """`loader` in `iter(loader)`."""
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) == "builtins.iter" \
+            and len(expr.args) == 1 and isinstance(expr.args[0].value, cst.Name):
+        return expr.args[0].value
+    return None
+
+
+def _advances_itself(cls, through_iter: bool) -> bool:
+    """The class's `__next__` stores into `self` (and, read through iter(), its
+    `__iter__` returns `self`): its instances are iterators with state."""
+    nxt = cls.methods.get("__next__")
+    if nxt is None:
+        return False
+    if through_iter:
+        it = cls.methods.get("__iter__")
+        returns = [n for n in walk(it.node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+                   if isinstance(n, cst.Return)] if it is not None else []
+        if not returns or not all(isinstance(r.value, cst.Name) and r.value.value == "self" for r in returns):
+            return False
+    for node in walk(nxt.node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            elements = [e.value for e in t.elements] if isinstance(t, (cst.Tuple, cst.List)) else [t]
+            if any(isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self"
+                   for e in elements):
+                return True
     return False
