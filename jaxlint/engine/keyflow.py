@@ -78,6 +78,9 @@ class KeyFinding:
     use: KeyUse
     previous: Optional[KeyUse] = None
     loop: Optional[cst.CSTNode] = None
+    # For a draw from a key attribute only `__init__` sets (`self.rng_key`): the call,
+    # in a loop, of the method that makes it (`net.apply(x)`).
+    through: Optional[KeyUse] = None
 
 
 _CACHE: "weakref.WeakKeyDictionary[FileModel, list[KeyFinding]]" = weakref.WeakKeyDictionary()
@@ -217,7 +220,7 @@ class _KeyFlow(Flow):
     def run(self) -> list[KeyFinding]:
         self.collect()
         if not self.uses_at:
-            return []
+            return self._stored_key_calls()
         # Each body is walked on its own: only those that consume a key need it.
         users = {use.function for uses in self.uses_at.values() for use in uses}
         if None in users:
@@ -225,6 +228,7 @@ class _KeyFlow(Flow):
         for func in self.model.functions:
             if func in users and isinstance(func.node, cst.FunctionDef):
                 self.block(body(func.node), {})
+        self.findings.extend(self._stored_key_calls())
         self.findings.sort(key=lambda f: f.use.order)
         return self.findings
 

@@ -18,11 +18,14 @@ class PrngKeyReuseInLoop(Rule):
         from jaxlint.fixes.prng import split_in_loop
 
         found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
-        return split_in_loop(self.model, found) if found is not None else None
+        return split_in_loop(self.model, found) if found is not None and found.through is None else None
 
     def check(self):
         for found in key_findings_for(self.model, self.code):
             use = found.use
+            if found.through is not None:
+                yield self._stored_key(found)
+                continue
             loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
                 "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
             action = "draws the same random numbers" if use.kind == "sample" else \
@@ -32,3 +35,14 @@ class PrngKeyReuseInLoop(Rule):
                    f"(`{use.key}, subkey = jax.random.split({use.key})`, then use `subkey`) or "
                    f"derive one key per step with `jax.random.fold_in({use.key}, i)`")
             yield self.report(use.call, msg, use.function, key=use.key, loop=loop)
+
+    def _stored_key(self, found):
+        draw, call = found.use, found.through
+        loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
+            "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
+        action = "draws the same random numbers" if draw.kind == "sample" else "makes the same subkeys"
+        msg = (f"`{draw.qualname}({draw.key}, ...)` {action} on every call: only `__init__` sets "
+               f"`{draw.key}`, and `{call.qualname}(...)` runs on every iteration of the {loop} on line "
+               f"{self.model.line_of(call.call)}; pass a new key to each call (split one in the loop), "
+               f"or split the stored key and assign the new one back to `{draw.key}`")
+        return self.report(draw.call, msg, draw.function, key=draw.key, loop=loop)
