@@ -218,9 +218,11 @@ class _KeyFlow(Flow):
 
     # ---------------------------------------------------------------- flow
     def run(self) -> list[KeyFinding]:
+        from jaxlint.engine.stored_keys import stored_key_findings
+
         self.collect()
         if not self.uses_at:
-            return self._stored_key_calls()
+            return stored_key_findings(self)
         # Each body is walked on its own: only those that consume a key need it.
         users = {use.function for uses in self.uses_at.values() for use in uses}
         if None in users:
@@ -228,7 +230,7 @@ class _KeyFlow(Flow):
         for func in self.model.functions:
             if func in users and isinstance(func.node, cst.FunctionDef):
                 self.block(body(func.node), {})
-        self.findings.extend(self._stored_key_calls())
+        self.findings.extend(stored_key_findings(self))
         self.findings.sort(key=lambda f: f.use.order)
         return self.findings
 
