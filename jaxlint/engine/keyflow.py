@@ -142,6 +142,8 @@ class _KeyFlow(Flow):
         self.shared_names: set[str] = set()
         # Per body: the sets of consumers whose numbers reach one statement.
         self._meetings: dict = {}
+        # Uses inside a lambda that runs where it is made, as uses of its enclosing function.
+        self.applied_lambda_uses: list[KeyUse] = []
 
     # ---------------------------------------------------------------- collect
     def collect(self) -> None:
@@ -155,6 +157,7 @@ class _KeyFlow(Flow):
         calls = list(model.nodes(cst.Call))
         for _ in range(4):
             self.uses_at = {}
+            self.applied_lambda_uses = []
             for call in calls:
                 self._collect_call(call, consumers)
             found = self._consuming_helpers()
@@ -165,7 +168,7 @@ class _KeyFlow(Flow):
     def _consuming_helpers(self) -> dict:
         """Functions whose positional parameter reaches a draw or split unchanged."""
         out: dict = {}
-        for uses in self.uses_at.values():
+        for uses in [*self.uses_at.values(), self.applied_lambda_uses]:
             for use in uses:
                 func = use.function
                 if func is None or func.is_lambda or use.key != use.base or func in out:
@@ -202,7 +205,16 @@ class _KeyFlow(Flow):
             return
         anchor = self._anchor(call)
         base = arg.value if isinstance(arg, cst.Subscript) else arg  # `keys` in `keys[0]`
-        if anchor is None or model.comprehension_variable(base):  # a new key each time
+        if model.comprehension_variable(base):  # a new key each time
+            return
+        if anchor is None:
+            # `grad(lambda p: loss(p, key))(params)`: the lambda runs where it is made, so
+            # its use of the enclosing function's key is that function's (for summaries).
+            func = model.function_of(call)
+            if func is not None and func.is_lambda and func.enclosing is not None \
+                    and _applied_at_once(model, func.node):
+                self.applied_lambda_uses.append(
+                    KeyUse(call, key[0], key[1], kind, q, func.enclosing, model.order[call]))
             return
         use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
         self.uses_at.setdefault(anchor, []).append(use)
@@ -429,6 +441,18 @@ def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
         if isinstance(name, cst.Name) and name.value in index and not any(
                 isinstance(n, cst.Name) and n.value in index for n in walk(other)):
             return True
+    return False
+
+
+def _applied_at_once(model: FileModel, lam: cst.CSTNode) -> bool:
+    """`(lambda: ...)()` or `transform(lambda ...)(args)`: the lambda runs right there."""
+    parent = model.parent(lam)
+    if isinstance(parent, cst.Call) and parent.func is lam:
+        return True
+    if isinstance(parent, cst.Arg):
+        wrapper = model.parent(parent)
+        outer = model.parent(wrapper) if isinstance(wrapper, cst.Call) else None
+        return isinstance(outer, cst.Call) and outer.func is wrapper
     return False
 
 
