@@ -1,5 +1,6 @@
 """Python integers the code states outright: literals, arithmetic on them, and
-names bound once to one (`N_STEPS = 1000` at module level).
+names bound once to one (`N_STEPS = 1000` at module level), and parameters that
+every call in the file leaves at a constant default or gives one constant.
 
 Anything else (a parameter, a name bound twice, a call) is not a constant: the
 rules that read these stay silent on it.
@@ -49,7 +50,8 @@ def int_constant(model, expr: cst.BaseExpression, _depth: int = 0) -> Optional[i
         value = op(left, right)
         return value if abs(value) <= _LIMIT else None
     if isinstance(expr, cst.Name):
-        return _bound_once(model, expr, _depth)
+        value = _bound_once(model, expr, _depth)
+        return value if value is not None else _parameter_value(model, expr, _depth)
     return None
 
 
@@ -65,3 +67,39 @@ def _bound_once(model, name: cst.Name, depth: int) -> Optional[int]:
             or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
         return None
     return int_constant(model, node.value, depth + 1)
+
+
+def _parameter_value(model, name: cst.Name, depth: int) -> Optional[int]:
+    """A parameter of a function that this file only calls by name, when every call
+    leaves it at its constant default or passes the same constant (`nbody(state)` for
+    `def nbody(state, steps=120)`): the value the function runs with here."""
+    scope = model.scope_of(name)
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.PARAM:
+        return None
+    func = next((f for f in model.functions if f.scope is scope), None)
+    if func is None or func.is_lambda or func.is_method or name.value in (func.vararg, func.kwarg):
+        return None
+    calls = model.calls_named(func.name)
+    # Every other mention of the function is a call of it (not passed on, not wrapped).
+    mentions = [n for n in model.nodes(cst.Name) if n.value == func.name and n is not func.node.name]
+    if not calls or len(mentions) != len(calls) \
+            or any(model.resolve_function(c.func) is not func for c in calls):
+        return None
+    p = name.value
+    index = func.positional.index(p) if p in func.positional else None
+    values = set()
+    for call in calls:
+        if any(a.star for a in call.args):
+            return None
+        positional = [a.value for a in call.args if a.keyword is None]
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == p), None)
+        if given is None and index is not None and index < len(positional):
+            given = positional[index]
+        if given is None:
+            given = func.defaults.get(p)
+        value = int_constant(model, given, depth + 1) if given is not None else None
+        if value is None:
+            return None
+        values.add(value)
+    return values.pop() if len(values) == 1 else None
