@@ -832,6 +832,13 @@ LITERAL_SHAPE_CONSTRUCTORS: dict[str, tuple[int, str]] = {
     "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),
     "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
 }
+#: NumPy constructors that take the same shape arguments as their jax.numpy namesakes.
+NUMPY_SAME_SHAPE: frozenset[str] = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
+    "jax.numpy.linspace", "jax.numpy.arange", "jax.numpy.array", "jax.numpy.asarray",
+})
+#: NumPy constructors whose positional arguments are the dimensions (`randn(10, 4)`).
+NUMPY_DIMS_CONSTRUCTORS: frozenset[str] = frozenset({"numpy.random.randn", "numpy.random.rand"})
 #: `jnp.linspace(start, stop)` makes this many points when `num` is not given.
 LINSPACE_DEFAULT_NUM = 50
 #: `jnp.array` / `jnp.asarray` of a list display: one row per element, so axis 0 has

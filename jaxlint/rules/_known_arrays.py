@@ -50,16 +50,18 @@ def has_keyword(call: cst.Call, keyword: str) -> bool:
     return any(a.keyword is not None and a.keyword.value == keyword or a.star == "**" for a in call.args)
 
 
-def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0) -> Optional[Shape]:
-    """The shape of the array `expr` is, where literals in its creation say it."""
+def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0,
+                numpy: bool = False) -> Optional[Shape]:
+    """The shape of the array `expr` is, where literals in its creation say it.
+    `numpy`: NumPy arrays too (`np.random.randn(10, 4)`), for shape-only questions."""
     if isinstance(expr, cst.Name) and depth == 0:
-        return _shape_of_name(model, expr)
+        return _shape_of_name(model, expr, numpy)
     if isinstance(expr, cst.Call):
-        return _created_shape(model, expr)
+        return _created_shape(model, expr, numpy)
     return None
 
 
-def _shape_of_name(model: FileModel, name: cst.Name) -> Optional[Shape]:
+def _shape_of_name(model: FileModel, name: cst.Name, numpy: bool = False) -> Optional[Shape]:
     values = model.assigned_values(name)
     if not values:
         return None
@@ -67,7 +69,7 @@ def _shape_of_name(model: FileModel, name: cst.Name) -> Optional[Shape]:
     for value in values:
         if _at_update_of(value, name.value):
             continue  # `x = x.at[i].set(v)`: the same shape
-        found = known_shape(model, value, depth=1)
+        found = known_shape(model, value, depth=1, numpy=numpy)
         if found is None or shape is not None and found != shape:
             return None
         shape = found
@@ -85,10 +87,16 @@ def _at_update_of(expr: cst.BaseExpression, name: str) -> bool:
         and sub.value.value.value == name
 
 
-def _created_shape(model: FileModel, call: cst.Call) -> Optional[Shape]:
+def _created_shape(model: FileModel, call: cst.Call, numpy: bool = False) -> Optional[Shape]:
     q = model.qualname(call.func)
     if q is None or any(a.star for a in call.args):
         return None
+    if numpy and q in jax_api.NUMPY_DIMS_CONSTRUCTORS:
+        dims = [literal_int(a.value) for a in call.args]
+        return tuple(dims) if all(a.keyword is None for a in call.args) \
+            and all(d is not None and d >= 0 for d in dims) else None
+    if numpy and q.startswith("numpy.") and "jax." + q in jax_api.NUMPY_SAME_SHAPE:
+        q = "jax." + q  # NumPy's constructor makes the shape JAX's does
     if q in jax_api.LITERAL_SHAPE_CONSTRUCTORS:
         index, keyword = jax_api.LITERAL_SHAPE_CONSTRUCTORS[q]
         return _literal_shape(argument(call, index, keyword))

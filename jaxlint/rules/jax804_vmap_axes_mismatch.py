@@ -9,6 +9,7 @@ import libcst as cst
 from jaxlint.engine import tracing
 from jaxlint.jax_api import VMAP_TRANSFORMS
 from jaxlint.rules import _transforms as tf
+from jaxlint.rules._known_arrays import known_shape
 from jaxlint.rules.base import Report, Rule
 
 _POSITIONS = {q: p for q, p in VMAP_TRANSFORMS.items()}
@@ -103,6 +104,37 @@ class VmapAxesMismatch(Rule):
                        f"use an axis from 0 to {rank - 1}, or None")),
                     where, on_call=True)
                 return
+            mismatch = self._sizes_disagree(call, pos, entries, in_axes)
+            if mismatch is not None:
+                yield self.report(mismatch[0], mismatch[1], where, on_call=True)
+                return
+
+    def _sizes_disagree(self, call: cst.Call, pos, entries, in_axes):
+        """The first argument whose mapped axis has another size than an earlier one's
+        (keyword arguments are mapped along axis 0): vmap raises ValueError."""
+        mapped = []
+        for i, arg in enumerate(pos):
+            axis = 0 if in_axes is None else _axis(entries[i] if entries is not None else in_axes)
+            if axis is not None:
+                mapped.append((arg, axis, f"argument {i}"))
+        mapped += [(a.value, 0, f"keyword argument `{a.keyword.value}`") for a in call.args
+                   if a.keyword is not None]
+        first = None
+        for arg, axis, label in mapped:
+            shape = known_shape(self.model, arg, numpy=True)
+            if shape is None or not -len(shape) <= axis < len(shape):
+                continue
+            size = shape[axis]
+            if first is None:
+                first = (size, label, arg)
+            elif size != first[0]:
+                return arg, (
+                    f"vmap maps {label} (`{self.source(arg)}`) over an axis of size {size}, but {first[1]} "
+                    f"(`{self.source(first[2])}`) over one of size {first[0]}: the call on line "
+                    f"{self.model.line_of(call)} raises ValueError (vmap got inconsistent sizes for "
+                    f"array axes to be mapped); map axes of the same size, or None for an argument "
+                    f"that is not batched")
+        return None
 
     # ------------------------------------------------------------ out_axes
     def _out_axes(self, app: tf.Applied, out_axes: cst.BaseExpression) -> Iterator[Report]:
