@@ -106,7 +106,8 @@ class VmapAxesMismatch(Rule):
                 return
             mismatch = self._sizes_disagree(call, pos, entries, in_axes)
             if mismatch is not None:
-                yield self.report(mismatch[0], mismatch[1], where, on_call=True)
+                # On the argument whose size differs: this call raises, at its own line.
+                yield self.report(mismatch[0], mismatch[1], where)
                 return
 
     def _sizes_disagree(self, call: cst.Call, pos, entries, in_axes):

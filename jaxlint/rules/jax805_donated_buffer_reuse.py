@@ -87,7 +87,7 @@ class DonatedBufferReuse(Rule):
                         f"call: the call raises JaxRuntimeError (Attempt to use a buffer that was "
                         f"previously donated in the same call); pass a copy (`jnp.copy({arg.value})`) "
                         f"as the other argument, or do not donate it"),
-                        self.model.function_of(call))
+                        self.model.function_of(call), expected="JaxRuntimeError")
         return None
 
     # ------------------------------------------------------------ the callee

@@ -16,6 +16,7 @@ import numpy as np
 
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
                                            Job, Verdict, short, verdict)
+from jaxlint.jax_api import X64_DTYPES
 from jaxlint.confirm.verdicts.probe import MISSING, Hit, Probe, statement
 
 
@@ -94,7 +95,8 @@ def _dtype(value) -> str:
     return ", ".join(sorted({str(getattr(x, "dtype", type(x).__name__)) for x in leaves})) or "?"
 
 
-_WIDE = re.compile(r"\b(float64|int64|uint64|complex128|double)\b")
+# The 64-bit dtype names (jnp.float64, jnp.float_, np.intp, "float64"): jax_api's table.
+_WIDE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, X64_DTYPES), key=len, reverse=True)) + r")\b")
 
 
 def confirm_float64(job: Job) -> Verdict:
