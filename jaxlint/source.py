@@ -140,10 +140,17 @@ def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] =
     libcst crash the interpreter or take seconds, and its syntax errors are the
     ones users know.
     """
+    from jaxlint.data_statements import set_aside
+
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
+        # Large literal tables never reach a parser: placeholders of the same lines stand in.
+        aside = set_aside(text)
+        if aside is not None:
+            text, tree = aside
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         msg = exc.msg
         python_error = Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
