@@ -160,6 +160,7 @@ def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] =
         # libcst's grammar decides. Its own syntax error is reported as Python's.
         return _parse_libcst(text, path, python_error), None
     except (RecursionError, MemoryError):
+        _raise_if_out_of_memory()
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999"), None
     except ValueError as exc:
         return Diagnostic(path, f"cannot parse file: {exc}", code="E999"), None
@@ -212,6 +213,7 @@ def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
     try:
         modules = parse_all(texts)
     except (cst.ParserSyntaxError, RecursionError, MemoryError):
+        _raise_if_out_of_memory()
         return None
     if any(not m.body for m in modules) or any(m.default_newline != modules[0].default_newline
                                                for m in modules):
@@ -287,7 +289,17 @@ def _parse_libcst(text: str, path: str, python_error: Optional[Diagnostic]):
         return Diagnostic(path, f"SyntaxError: {exc.message}", line=exc.raw_line,
                           col=exc.raw_column + 1, code="E999")
     except (RecursionError, MemoryError):
+        _raise_if_out_of_memory()
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
+
+
+def _raise_if_out_of_memory() -> None:
+    """Python's parser raises MemoryError on deep nesting too: only the memory cap's
+    goes on up (to the worker, which reports it); the other is a diagnostic here."""
+    from jaxlint import processes
+
+    if processes.hit_memory_cap():
+        raise MemoryError
 
 
 def write_atomic(path: str, data: bytes, fsync: bool = True) -> None:
