@@ -268,14 +268,16 @@ def hit_memory_cap() -> bool:
     return peak is not None and peak >= _limit - _NEAR_LIMIT
 
 
-def memory_message(cap: int) -> str:
+def memory_message(cap: Optional[int]) -> str:
+    if cap is None:  # the cap was set where it is not known (the server's analysis process)
+        return "needs more memory to analyse than the memory-limit setting allows; skipped"
     return (f"needs more than {cap / (1024 * 1024):,.0f} MiB of memory to analyse (the memory-limit "
             f"setting); skipped")
 
 
-def crash_message(signum: int, cap: Optional[int]) -> str:
+def crash_message(signum: int, cap: Optional[int], capped: bool = True) -> str:
     """Why a child died of `signum`: libcst's parser aborts when an allocation fails."""
-    if signum == signal.SIGABRT and cap is not None:
+    if signum == signal.SIGABRT and (cap is not None or not capped):
         return memory_message(cap)
     return f"the parser crashed on this file ({_signal_name(signum)}); skipped"
 
@@ -347,7 +349,7 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float, memory: Optiona
     except Exception:  # noqa: BLE001 - a child that died mid-write
         raise IsolationFailed(f"the analysis process exited early (status {status}); skipped") from None
     if kind == "memory":
-        raise IsolationFailed(memory_message(memory or 0))
+        raise IsolationFailed(memory_message(memory))
     if kind != "ok":
         raise IsolationFailed(value, raised=True)
     return value
