@@ -63,11 +63,14 @@ def lint_text(text: str, path: str, settings: Settings,
     Called in a process whose crash would cost more than this file (the Python API, a
     test), the analysis runs in a forked child, as the command line's workers do: a
     parser crash, an overrun of the time limit or of `settings.memory_limit` becomes a
-    diagnostic. In a worker (disposable already) it runs here.
+    diagnostic. In a worker (disposable already) it runs here, and so it does with
+    `pieces`, which must outlive the call (the server's analysis process is a worker).
     """
     from jaxlint import processes
     from jaxlint.runner import FILE_TIMEOUT
 
+    if pieces is not None:
+        return _lint_text_here(text, path, settings, codes, apply_noqa, pieces)
     try:
         return processes.isolated(_lint_text_here, text, path, settings, codes, apply_noqa, pieces,
                                   timeout=FILE_TIMEOUT, memory=settings.memory_limit)
