@@ -5,6 +5,7 @@ Bad input never raises out of here: it becomes a `Diagnostic`.
 
 from __future__ import annotations
 
+import abc
 import ast
 import codecs
 import errno
@@ -192,18 +193,20 @@ def _parse_each(texts: list[str]) -> list:
 
 
 def parse_module(text: str) -> "cst.Module":
-    """`libcst.parse_module`, a fifth cheaper (every libcst parse of jaxlint's goes here).
+    """`libcst.parse_module`, for less (every libcst parse of jaxlint's goes here).
 
-    Two of libcst's costs buy nothing for a tree its own parser made: each new node
-    validates itself (`CSTNode.__post_init__`, for trees built by hand; libcst's own
-    comment calls it a cost of parsing), and a node's hash, its identity, is computed by
-    a Python method on every dictionary access. While jaxlint parses, validation is off;
-    the hash is Python's own identity hash (the same equality, in C).
+    Three of libcst's costs buy nothing for jaxlint. Each new node validates itself
+    (`CSTNode.__post_init__`), which a tree its own parser made never needs (libcst's
+    comment there says as much): while jaxlint parses, it does not. Node classes are
+    ABCs, so `isinstance(node, cst.For)` goes through `ABCMeta.__instancecheck__` in
+    Python, and a node's hash, its identity, is `id(self)` in Python; no node class is a
+    registered virtual subclass, so the node classes get C's plain `isinstance` and
+    identity hash instead (`_plain_node_classes`): the same answers, for less.
     """
     import libcst as cst
     from libcst._nodes.base import CSTNode
 
-    _identity_hash(CSTNode)
+    _plain_node_classes(CSTNode)
     post_init = CSTNode.__dict__["__post_init__"]
     CSTNode.__post_init__ = _no_validation
     try:
@@ -216,21 +219,41 @@ def _no_validation(self) -> None:
     pass
 
 
-_HASHED: set = set()
+_DONE: set = set()
 
 
-def _identity_hash(base: type) -> None:
-    """Give every node class `object.__hash__` in place of libcst's `id(self)` in Python."""
-    if base in _HASHED:
+class _PlainABCMeta(abc.ABCMeta):
+    """ABCMeta, with type's own (C) instance and subclass checks: right for classes that
+    have no virtual subclasses."""
+
+    __instancecheck__ = type.__instancecheck__
+    __subclasscheck__ = type.__subclasscheck__
+
+
+def _plain_node_classes(base: type) -> None:
+    if base in _DONE:
         return
-    _HASHED.add(base)
+    _DONE.add(base)
     python_hash = base.__dict__.get("__hash__")
-    todo = [base]
+    todo, seen = [base], set()
     while todo:
         cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
         todo.extend(cls.__subclasses__())
         if python_hash is not None and cls.__dict__.get("__hash__") is python_hash:
             cls.__hash__ = object.__hash__
+        if type(cls) is abc.ABCMeta and not _registered(cls):
+            cls.__class__ = _PlainABCMeta
+
+
+def _registered(cls: type) -> bool:
+    """Whether `cls` has virtual subclasses (`cls.register(...)`); True when unknown."""
+    try:
+        return bool(abc._get_dump(cls)[0])  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, IndexError):
+        return True
 
 
 def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
