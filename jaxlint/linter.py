@@ -113,6 +113,24 @@ def _lint_text(text: str, path: str, settings: Settings,
     except RecursionError:
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result
+    try:
+        return _check(model, text, path, settings, codes, apply_noqa, result)
+    finally:
+        _release(model)
+
+
+def _release(model: FileModel) -> None:
+    """Break the model's reference cycles (functions and scopes, the model and its
+    positions), so that reference counting frees the file's objects now. Left to the
+    cyclic collector, which runs once the analysis is over, they cost it a fifth of a
+    run: it walks every object the analysis made, in passes of 80 ms."""
+    for info in model.functions + model.classes:
+        vars(info).clear()
+    vars(model).clear()
+
+
+def _check(model: FileModel, text: str, path: str, settings: Settings, codes: frozenset[str],
+           apply_noqa: bool, result: FileResult) -> FileResult:
     reports: list[tuple[Rule, Report]] = []
     for code, rule_cls in all_rules().items():
         if code not in codes:
