@@ -62,7 +62,7 @@ def measure(path: str, expected_line: int) -> dict:
         rows = []
     kept = any(r.get("code") == "JAX201" and r.get("location", {}).get("row") == expected_line for r in rows)
     other = [f"{r.get('code')}: {r.get('message')}" for r in rows if r.get("code") != "JAX201"]
-    return {"wall": wall, "peak_mib": usage.ru_maxrss / 1024, "kept": kept, "other": other,
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024, "kept": kept, "other": other,
             "stderr": stderr.strip().splitlines()[-1:] if proc.returncode not in (0, 1) else []}
 
 
@@ -80,7 +80,8 @@ def main() -> None:
         with open(path, "w") as fh:
             fh.write(text)
         r = measure(path, bug_line(text))
-        print(f"{name}: {len(text) / 1e6:.1f} MB, {text.count(chr(10)):,} lines: {r['wall']:.1f} s, "
+        print(f"{name}: {len(text) / 1e6:.1f} MB, {text.count(chr(10)):,} lines: {r['wall']:.1f} s ({r['cpu']:.1f} s CPU; load average "
+              f"{os.getloadavg()[0]:.1f}), "
               f"peak memory {r['peak_mib']:,.0f} MiB, JAX201 below the data {'kept' if r['kept'] else 'LOST'}"
               + (f"; also {r['other']}" if r["other"] else "") + (f"; {r['stderr']}" if r["stderr"] else ""))
         if args.keep is None:
