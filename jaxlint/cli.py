@@ -135,10 +135,14 @@ def main() -> None:
               help="Hide the findings recorded in this baseline file (see --write-baseline).")
 @click.option("--write-baseline", "write_baseline_file", type=click.Path(), default=None,
               help="Record every current finding in this file, and exit 0.")
+@click.option("--memory-limit", default=None, metavar="SIZE",
+              help="Memory the analysis of one file may take, e.g. 2GiB (the default) or 512MiB; "
+                   "`none`: no limit. A file past it gets E902 and the run goes on.")
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
           output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
           no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes, diff,
-          show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file) -> None:
+          show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file,
+          memory_limit=None) -> None:
     """Lint PATHS (files, directories or notebooks; `-` reads standard input)."""
     try:
         with processes.handling_signals():
@@ -146,7 +150,7 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, force_e
                           output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
                           no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes,
                           diff, show_fixes, target_jax_version, add_noqa, baseline_file,
-                          write_baseline_file)
+                          write_baseline_file, memory_limit=memory_limit)
     except processes.Interrupted as exc:
         code = exc.exit_code
     except KeyboardInterrupt:  # before the handler was installed
@@ -218,7 +222,8 @@ def _echo(text: str = "", err: bool = False, nl: bool = True) -> None:
 def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_exclude,
            output_format, statistics, exit_zero, quiet, stdin_filename, config_path, jobs,
            no_cache, confirm, confirmed_only, device, confirm_timeout, fix, unsafe_fixes, diff,
-           show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file) -> int:
+           show_fixes, target_jax_version, add_noqa, baseline_file, write_baseline_file,
+           memory_limit=None) -> int:
     paths = list(paths) or ["."]
     try:
         start = stdin_filename if "-" in paths and stdin_filename else paths[0]
@@ -229,6 +234,12 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
             settings, select=_split(select), ignore=_split(ignore), extend_select=_split(extend_select),
             exclude=_split(exclude), extend_exclude=_split(extend_exclude),
             force_exclude=force_exclude)
+        if memory_limit is not None:
+            from dataclasses import replace
+
+            from jaxlint.config import parse_memory
+
+            settings = replace(settings, memory_limit=parse_memory(memory_limit, "--memory-limit"))
         fmt = output_format or settings.output_format or "full"
         if fmt not in _FORMATS:
             raise ConfigError(f"unknown output-format `{fmt}` (known: {', '.join(_FORMATS)})")

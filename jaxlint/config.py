@@ -32,7 +32,11 @@ _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "force-exclude", "extend-transforms", "output-format", "target-jax-version",
     "confirm",  # [tool.jaxlint.confirm]: read by confirm mode (jaxlint.confirm.examples)
+    "memory-limit",
 }
+
+#: What the analysis of one file may add to its process's memory, in bytes (`memory-limit`).
+DEFAULT_MEMORY_LIMIT = 2 * 1024 ** 3
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Settings:
     # or before it, JAX906 for APIs deprecated at it. None: the installed jax (read from
     # its metadata, never imported), or the newest release jaxlint knows.
     target_jax_version: Optional[str] = None
+    # Bytes the analysis of one file may take (None: no cap); past it the file gets E902.
+    memory_limit: Optional[int] = DEFAULT_MEMORY_LIMIT
     # Where the config was found: relative paths in it are relative to this.
     root: str = "."
     config_file: Optional[str] = None
@@ -219,6 +225,8 @@ def load_table(table: dict, where: str, root: str) -> Settings:
         kw["output_format"] = str(table["output-format"])
     if "target-jax-version" in table:
         kw["target_jax_version"] = parse_target(table["target-jax-version"], where)
+    if "memory-limit" in table:
+        kw["memory_limit"] = parse_memory(table["memory-limit"], where)
     if "confirm" in table:
         conf = table["confirm"]
         if not isinstance(conf, dict) or set(conf) - {"examples"} \
@@ -237,6 +245,23 @@ def parse_target(value, where: str) -> str:
         raise ConfigError(f"{where}: `target-jax-version` must be a JAX version such as \"0.4.26\", "
                           f"not {value!r}")
     return value.strip()
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:([KMG])(?:I?B)?)?\s*", re.I)
+
+
+def parse_memory(value, where: str) -> Optional[int]:
+    """A size: an integer of MiB (2048), or "2GiB", "2G", "512MB", "512M" (binary units);
+    0 or "none": no cap."""
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(text, str) and text.strip().lower() == "none":
+        return None
+    m = _SIZE.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        raise ConfigError(f"{where}: `memory-limit` must be a size such as \"2GiB\" or \"512MiB\", "
+                          f"a number of MiB, or \"none\", not {value!r}")
+    size = float(m.group(1)) * 1024 ** {"K": 1, "M": 2, "G": 3}[(m.group(2) or "M").upper()]
+    return int(size) or None
 
 
 def parse_transforms(value, where: str) -> tuple[tuple[str, str], ...]:

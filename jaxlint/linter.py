@@ -8,8 +8,9 @@ from __future__ import annotations
 import gc
 import re
 import traceback
-
 from typing import Iterable, Optional, Union
+
+import libcst as cst
 
 
 from jaxlint import noqa
@@ -58,7 +59,30 @@ def lint_text(text: str, path: str, settings: Settings,
 
     `pieces` keeps parsed top-level statements from one call to the next (the language
     server's): only the statements that changed are parsed again; the findings are the same.
+
+    Called in a process whose crash would cost more than this file (the Python API, a
+    test), the analysis runs in a forked child, as the command line's workers do: a
+    parser crash, an overrun of the time limit or of `settings.memory_limit` becomes a
+    diagnostic. In a worker (disposable already) it runs here, and so it does with
+    `pieces`, which must outlive the call (the server's analysis process is a worker).
     """
+    from jaxlint import processes
+    from jaxlint.runner import FILE_TIMEOUT
+
+    if pieces is not None:
+        return _lint_text_here(text, path, settings, codes, apply_noqa, pieces)
+    try:
+        return processes.isolated(_lint_text_here, text, path, settings, codes, apply_noqa, pieces,
+                                  timeout=FILE_TIMEOUT, memory=settings.memory_limit)
+    except processes.IsolationFailed as exc:
+        if exc.raised:
+            return FileResult(path, diagnostics=[Diagnostic(
+                path, f"internal error: {exc}; please report it", code="JAX000")])
+        return FileResult(path, diagnostics=[Diagnostic(path, str(exc))])
+
+
+def _lint_text_here(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]],
+                    apply_noqa: bool, pieces: Optional[PieceCache]) -> FileResult:
     # A parse and a model make millions of objects and few cycles: Python's cyclic
     # collector, run again and again as they pile up, costs a third of the time.
     enabled = gc.isenabled()
@@ -89,6 +113,24 @@ def _lint_text(text: str, path: str, settings: Settings,
     except RecursionError:
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result
+    try:
+        return _check(model, text, path, settings, codes, apply_noqa, result)
+    finally:
+        _release(model)
+
+
+def _release(model: FileModel) -> None:
+    """Break the model's reference cycles (functions and scopes, the model and its
+    positions), so that reference counting frees the file's objects now. Left to the
+    cyclic collector, which runs once the analysis is over, they cost it a fifth of a
+    run: it walks every object the analysis made, in passes of 80 ms."""
+    for info in model.functions + model.classes:
+        vars(info).clear()
+    vars(model).clear()
+
+
+def _check(model: FileModel, text: str, path: str, settings: Settings, codes: frozenset[str],
+           apply_noqa: bool, result: FileResult) -> FileResult:
     reports: list[tuple[Rule, Report]] = []
     for code, rule_cls in all_rules().items():
         if code not in codes:
@@ -97,10 +139,13 @@ def _lint_text(text: str, path: str, settings: Settings,
             rule = rule_cls(model, settings)
             reports.extend((rule, r) for r in rule.check())
         except RecursionError:
-            # Deeply nested code, not a bug: this rule's findings in this file are lost, the
-            # other rules' are kept.
-            result.diagnostics.append(Diagnostic(
-                path, f"code nested too deeply for {code} to analyse; its findings in this file are skipped"))
+            # Deeply nested code, not a bug: only the functions too deep for this rule lose
+            # its findings.
+            rule_reports, skipped = _check_around_deep_code(rule_cls, model, settings)
+            reports.extend(rule_reports)
+            result.diagnostics.extend(_too_deep(path, model, code, skipped))
+        except MemoryError:
+            raise  # the file is over the memory cap: the worker reports it
         except Exception as exc:  # a bug in a rule must not stop the run
             tb = traceback.extract_tb(exc.__traceback__)[-1]
             result.diagnostics.append(Diagnostic(
@@ -118,6 +163,112 @@ def _lint_text(text: str, path: str, settings: Settings,
         result.findings = sorted(result.findings + unused_noqa_findings(path, text, every, codes),
                                  key=lambda f: f.sort_key)
     return result
+
+
+# A rule that still overflows the stack after this many functions were set aside loses
+# its findings in the whole file.
+_MAX_SKIPPED = 8
+
+
+def _check_around_deep_code(rule_cls: type[Rule], model: FileModel, settings: Settings):
+    """Run a rule that overflowed the stack again, with `model.nodes` passing over the
+    function (or top-level statement) whose node it was on when it overflowed, until it
+    completes. Its reports, and the functions passed over ([None]: the whole file)."""
+    skipped: list = []
+    blocked: dict = {}  # node -> whether it lies in a skipped function
+    parents = model.parents
+    last: list = [None]
+    all_nodes = model.nodes
+
+    def in_skipped(node) -> bool:
+        path = []
+        cur = node
+        while cur is not None and cur not in blocked:
+            path.append(cur)
+            cur = parents.get(cur)
+        verdict = blocked.get(cur, False)
+        for n in reversed(path):
+            verdict = verdict or n in skipped
+            blocked[n] = verdict
+        return verdict
+
+    def nodes(*types):
+        for n in all_nodes(*types):
+            if skipped and in_skipped(n):
+                continue
+            last[0] = n
+            yield n
+
+    model.nodes = nodes  # this model only, for the reruns
+    try:
+        while len(skipped) < _MAX_SKIPPED:
+            last[0] = None
+            rule = rule_cls(model, settings)
+            try:
+                return [(rule, r) for r in rule.check()], skipped
+            except RecursionError:
+                owner = _owner(model, last[0]) if last[0] is not None else None
+                if owner is None or owner in skipped:
+                    break
+                skipped.append(owner)
+                blocked.clear()
+    finally:
+        del model.nodes
+    return [], [None]
+
+
+def _owner(model: FileModel, node):
+    """The innermost function around `node` (its def), else its top-level statement."""
+    parents = model.parents
+    top = None
+    cur = node
+    while cur is not None and cur is not model.module:
+        if isinstance(cur, cst.FunctionDef):
+            return cur
+        top = cur
+        cur = parents.get(cur)
+    return top
+
+
+def _too_deep(path: str, model: FileModel, code: str, skipped: list) -> list[Diagnostic]:
+    if skipped == [None]:
+        return [Diagnostic(path, f"code nested too deeply for {code} to analyse; its findings in this "
+                                 f"file are skipped")]
+    out = []
+    for node in skipped:
+        first, last = _lines_of(model, node)
+        what = f"function `{node.name.value}`" if isinstance(node, cst.FunctionDef) else "statement"
+        span = f" (lines {first}-{last})" if first is not None else ""
+        out.append(Diagnostic(path, f"{what}{span} is nested too deeply for {code} to analyse; its "
+                                    f"findings there are skipped", line=first, col=1 if first else None))
+    return out
+
+
+def _lines_of(model: FileModel, node) -> tuple[Optional[int], Optional[int]]:
+    """First and last line of a def or top-level statement, from Python's tree when libcst's
+    positions are too deep to compute."""
+    pos = model.positions.get(node)
+    if pos is not None:
+        return pos.start.line, pos.end.line
+    import ast
+
+    tree = model.ast_tree
+    if tree is None:
+        return None, None
+    if isinstance(node, cst.FunctionDef):
+        defs = sorted(((n.lineno, n.col_offset, n) for n in ast.walk(tree)
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), key=lambda t: t[:2])
+        ours = [n for n in model.nodes(cst.FunctionDef)]
+        if len(defs) == len(ours) and node in ours:
+            found = defs[ours.index(node)][2]
+            return found.lineno, found.end_lineno
+        return None, None
+    body = model.module.body
+    flat = [s for s in body for _ in range(len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1)]
+    if len(flat) == len(tree.body) and node in flat:
+        found = tree.body[flat.index(node)]
+        return found.lineno, found.end_lineno
+    return None, None
 
 
 def _without_noqa(findings: list[Finding], text: str) -> list[Finding]:

@@ -14,6 +14,11 @@ Two things every part of jaxlint that starts a process shares:
   and returns its result, so such a crash becomes an `IsolationFailed` for one
   file. The runner's workers are disposable already (the runner replaces one
   that dies), so inside them `isolated` calls `fn` directly.
+- **A memory cap.** A disposable process analysing one file may grow by at most
+  the cap (`cap_memory`, an address-space limit): past it Python raises
+  MemoryError and libcst's native parser aborts (SIGABRT), and either costs
+  that one file a diagnostic (`memory_message`). Only disposable processes are
+  capped, never the user's own.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ import sys
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None  # type: ignore[assignment]
 
 _cleanups: dict[int, Callable[[], None]] = {}
 _tokens = itertools.count()
@@ -208,11 +218,86 @@ def _die_with_parent(parent: Optional[int]) -> None:
         os._exit(1)
 
 
-def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
+# ------------------------------------------------------------- memory cap
+# The address-space limit cap_memory set in this process (bytes), and the cap it came from.
+_limit: Optional[int] = None
+_cap: Optional[int] = None
+# A MemoryError this close to the limit was the cap; further from it, Python's parser
+# ran out of its own stack on deep nesting (it raises MemoryError for `- - - ... 1`).
+_NEAR_LIMIT = 64 * 1024 * 1024
+
+
+def _address_space(field: str = "VmSize") -> Optional[int]:
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(field.encode() + b":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def cap_memory(cap: Optional[int]) -> None:
+    """From now on this (disposable) process may grow by at most `cap` bytes; None: no cap.
+
+    Called before each file: the cap is on what that file's analysis adds.
+    """
+    global _limit, _cap
+    if resource is None or not sys.platform.startswith("linux"):  # RLIMIT_AS: not enforced on macOS
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    size = _address_space() if cap is not None else None
+    if size is None:
+        if _limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        _limit = _cap = None
+        return
+    limit = size + cap
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    _limit, _cap = limit, cap
+
+
+def hit_memory_cap() -> bool:
+    """Whether this process's growth reached its cap (so a MemoryError is the cap's)."""
+    if _limit is None:
+        return False
+    peak = _address_space("VmPeak")
+    return peak is not None and peak >= _limit - _NEAR_LIMIT
+
+
+def memory_message(cap: Optional[int]) -> str:
+    if cap is None:  # the cap was set where it is not known (the server's analysis process)
+        return "needs more memory to analyse than the memory-limit setting allows; skipped"
+    return (f"needs more than {cap / (1024 * 1024):,.0f} MiB of memory to analyse (the memory-limit "
+            f"setting); skipped")
+
+
+def crash_message(signum: int, cap: Optional[int], capped: bool = True) -> str:
+    """Why a child died of `signum`: libcst's parser aborts when an allocation fails."""
+    if signum == signal.SIGABRT and (cap is not None or not capped):
+        return memory_message(cap)
+    return f"the parser crashed on this file ({_signal_name(signum)}); skipped"
+
+
+def silence_stderr() -> None:
+    """In a disposable child: what a dying native parser prints ("memory allocation of
+    N bytes failed", a backtrace) is not for the user; the parent says why in one line."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+    except OSError:  # pragma: no cover
+        pass
+
+
+def isolated(fn: Callable[..., Any], *args: Any, timeout: float, memory: Optional[int] = None) -> Any:
     """`fn(*args)` run in a forked child; its (picklable) result.
 
     Raises IsolationFailed when the child dies (a signal such as SIGSEGV), takes
-    longer than `timeout` seconds, or `fn` raises.
+    longer than `timeout` seconds, grows by more than `memory` bytes, or `fn` raises.
     """
     if _disposable or not hasattr(os, "fork"):
         return fn(*args)
@@ -227,8 +312,13 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
             gc.disable()
             os.close(read_end)
             become_disposable(parent)
+            if memory is not None:
+                silence_stderr()
+                cap_memory(memory)
             try:
                 outcome = ("ok", fn(*args))
+            except MemoryError:
+                outcome = ("memory", None)
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
                 outcome = ("raised", f"{type(exc).__name__}: {safe_str(exc)}")
             try:
@@ -253,11 +343,13 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
     if data is None:
         raise IsolationFailed(f"took longer than {timeout:.0f} s to analyse; skipped")
     if os.WIFSIGNALED(status):
-        raise IsolationFailed(f"the parser crashed on this file ({_signal_name(os.WTERMSIG(status))}); skipped")
+        raise IsolationFailed(crash_message(os.WTERMSIG(status), memory))
     try:
         kind, value = pickle.loads(data)
     except Exception:  # noqa: BLE001 - a child that died mid-write
         raise IsolationFailed(f"the analysis process exited early (status {status}); skipped") from None
+    if kind == "memory":
+        raise IsolationFailed(memory_message(memory))
     if kind != "ok":
         raise IsolationFailed(value, raised=True)
     return value

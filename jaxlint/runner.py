@@ -1,9 +1,10 @@
-"""Linting many files: spread over worker processes, crash- and hang-proof.
+"""Linting many files: spread over worker processes, crash-, hang- and memory-proof.
 
-libcst can crash the interpreter or run for seconds on hostile input that
-Python's parser accepts. Each file is linted in a forked worker; a worker that
-dies or overruns its time on one file costs only that file (a diagnostic), and
-a fresh worker carries on with the rest. Results are returned in a stable order.
+libcst can crash the interpreter, run for seconds or take gigabytes on hostile
+input that Python's parser accepts. Each file is linted in a forked worker, which
+may grow by at most `settings.memory_limit` for it; a worker that dies, overruns
+its time or its memory on one file costs only that file (a diagnostic), and a
+fresh worker carries on with the rest. Results are returned in a stable order.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def lint_file(path: str, settings: Settings) -> FileResult:
 
 def _worker(conn, settings: Settings, parent: int) -> None:
     processes.become_disposable(parent)
+    if settings.memory_limit is not None:
+        processes.silence_stderr()
     while True:
         try:
             item = conn.recv()
@@ -39,8 +42,11 @@ def _worker(conn, settings: Settings, parent: int) -> None:
         if item is None:
             return
         index, path = item
+        processes.cap_memory(settings.memory_limit)
         try:
             result = lint_file(path, settings)
+        except MemoryError:
+            result = FileResult(path, diagnostics=[Diagnostic(path, processes.memory_message(settings.memory_limit))])
         except Exception as exc:  # never a traceback for the user
             result = FileResult(path, diagnostics=[Diagnostic(
                 path, f"internal error: {type(exc).__name__}: {processes.safe_str(exc)}; please report it",
@@ -159,7 +165,9 @@ def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int
                 except (EOFError, OSError):
                     # The worker died on this file (e.g. libcst crashed the interpreter).
                     w.proc.join(1.0)
-                    replace(w, f"the parser crashed on this file (exit code {w.proc.exitcode}); skipped")
+                    code = w.proc.exitcode
+                    replace(w, processes.crash_message(-code, settings.memory_limit) if code is not None and code < 0
+                            else f"the parser crashed on this file (exit code {code}); skipped")
             for conn, w in list(busy.items()):
                 if now - w.started > timeout:
                     busy.pop(conn)

@@ -74,7 +74,7 @@ def lint_source(name: str, data: Union[bytes, str], settings: Settings,
     if name.endswith(".ipynb"):
         if isinstance(data, str):
             data = data.encode("utf-8")
-        return _isolated(name, lint_file, name, settings, data)
+        return _isolated(name, lint_file, name, settings, data, memory=settings.memory_limit)
     text = read_source(name, data) if isinstance(data, bytes) else data
     if isinstance(text, Diagnostic):
         return FileResult(name, diagnostics=[text])
@@ -82,7 +82,7 @@ def lint_source(name: str, data: Union[bytes, str], settings: Settings,
         sources[name] = text
     if not mentions_jax(text, {n.split(".")[0] for n, _ in settings.extend_transforms}):
         return FileResult(name)  # nothing to parse: no child needed
-    return _isolated(name, lint_text, text, name, settings, codes, apply_noqa)
+    return _isolated(name, lint_text, text, name, settings, codes, apply_noqa, memory=settings.memory_limit)
 
 
 def _warm() -> None:
@@ -95,12 +95,12 @@ def _warm() -> None:
     all_rules()
 
 
-def _isolated(name: str, fn, *args) -> FileResult:
+def _isolated(name: str, fn, *args, memory: Optional[int] = None) -> FileResult:
     from jaxlint.runner import FILE_TIMEOUT
 
     _warm()
     try:
-        return processes.isolated(fn, *args, timeout=FILE_TIMEOUT)
+        return processes.isolated(fn, *args, timeout=FILE_TIMEOUT, memory=memory)
     except processes.IsolationFailed as exc:
         if exc.raised:
             return FileResult(name, diagnostics=[Diagnostic(

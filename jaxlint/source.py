@@ -5,6 +5,7 @@ Bad input never raises out of here: it becomes a `Diagnostic`.
 
 from __future__ import annotations
 
+import abc
 import ast
 import codecs
 import errno
@@ -140,10 +141,17 @@ def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] =
     libcst crash the interpreter or take seconds, and its syntax errors are the
     ones users know.
     """
+    from jaxlint.data_statements import set_aside
+
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
+        # Large literal tables never reach a parser: placeholders of the same lines stand in.
+        aside = set_aside(text)
+        if aside is not None:
+            text, tree = aside
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         msg = exc.msg
         python_error = Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
@@ -153,6 +161,7 @@ def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] =
         # libcst's grammar decides. Its own syntax error is reported as Python's.
         return _parse_libcst(text, path, python_error), None
     except (RecursionError, MemoryError):
+        _raise_if_out_of_memory()
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999"), None
     except ValueError as exc:
         return Diagnostic(path, f"cannot parse file: {exc}", code="E999"), None
@@ -180,9 +189,71 @@ def _parse_chunked(text: str, tree: ast.Module):
 
 
 def _parse_each(texts: list[str]) -> list:
-    import libcst as cst
+    return [parse_module(t) for t in texts]
 
-    return [cst.parse_module(t) for t in texts]
+
+def parse_module(text: str) -> "cst.Module":
+    """`libcst.parse_module`, for less (every libcst parse of jaxlint's goes here).
+
+    Three of libcst's costs buy nothing for jaxlint. Each new node validates itself
+    (`CSTNode.__post_init__`), which a tree its own parser made never needs (libcst's
+    comment there says as much): while jaxlint parses, it does not. Node classes are
+    ABCs, so `isinstance(node, cst.For)` goes through `ABCMeta.__instancecheck__` in
+    Python, and a node's hash, its identity, is `id(self)` in Python; no node class is a
+    registered virtual subclass, so the node classes get C's plain `isinstance` and
+    identity hash instead (`_plain_node_classes`): the same answers, for less.
+    """
+    import libcst as cst
+    from libcst._nodes.base import CSTNode
+
+    _plain_node_classes(CSTNode)
+    post_init = CSTNode.__dict__["__post_init__"]
+    CSTNode.__post_init__ = _no_validation
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = post_init
+
+
+def _no_validation(self) -> None:
+    pass
+
+
+_DONE: set = set()
+
+
+class _PlainABCMeta(abc.ABCMeta):
+    """ABCMeta, with type's own (C) instance and subclass checks: right for classes that
+    have no virtual subclasses."""
+
+    __instancecheck__ = type.__instancecheck__
+    __subclasscheck__ = type.__subclasscheck__
+
+
+def _plain_node_classes(base: type) -> None:
+    if base in _DONE:
+        return
+    _DONE.add(base)
+    python_hash = base.__dict__.get("__hash__")
+    todo, seen = [base], set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        todo.extend(cls.__subclasses__())
+        if python_hash is not None and cls.__dict__.get("__hash__") is python_hash:
+            cls.__hash__ = object.__hash__
+        if type(cls) is abc.ABCMeta and not _registered(cls):
+            cls.__class__ = _PlainABCMeta
+
+
+def _registered(cls: type) -> bool:
+    """Whether `cls` has virtual subclasses (`cls.register(...)`); True when unknown."""
+    try:
+        return bool(abc._get_dump(cls)[0])  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, IndexError):
+        return True
 
 
 def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
@@ -205,6 +276,7 @@ def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
     try:
         modules = parse_all(texts)
     except (cst.ParserSyntaxError, RecursionError, MemoryError):
+        _raise_if_out_of_memory()
         return None
     if any(not m.body for m in modules) or any(m.default_newline != modules[0].default_newline
                                                for m in modules):
@@ -248,8 +320,6 @@ class PieceCache:
         self.parsed = 0  # pieces parsed by the latest parse_all (the rest were reused)
 
     def parse_all(self, texts: list[str]) -> list:
-        import libcst as cst
-
         old, new, out = self._pieces, {}, []
         self.parsed = 0
         for t in texts:
@@ -257,7 +327,7 @@ class PieceCache:
             if kept:
                 module = kept.pop()
             else:
-                module = cst.parse_module(t)
+                module = parse_module(t)
                 self.parsed += 1
             new.setdefault(t, []).append(module)
             out.append(module)
@@ -273,14 +343,24 @@ def _parse_libcst(text: str, path: str, python_error: Optional[Diagnostic]):
     import libcst as cst
 
     try:
-        return cst.parse_module(text)
+        return parse_module(text)
     except cst.ParserSyntaxError as exc:
         if python_error is not None:
             return python_error
         return Diagnostic(path, f"SyntaxError: {exc.message}", line=exc.raw_line,
                           col=exc.raw_column + 1, code="E999")
     except (RecursionError, MemoryError):
+        _raise_if_out_of_memory()
         return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
+
+
+def _raise_if_out_of_memory() -> None:
+    """Python's parser raises MemoryError on deep nesting too: only the memory cap's
+    goes on up (to the worker, which reports it); the other is a diagnostic here."""
+    from jaxlint import processes
+
+    if processes.hit_memory_cap():
+        raise MemoryError
 
 
 def write_atomic(path: str, data: bytes, fsync: bool = True) -> None:

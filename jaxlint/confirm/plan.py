@@ -54,7 +54,26 @@ _KEY_NAME = re.compile(r"(^|_)(key|rng|prng)(s?$|_)|^(key|rng)", re.I)
 
 def file_plans(path: str, findings, text: Optional[str] = None) -> dict[int, dict[str, Any]]:
     """A plan per finding (keyed by its index in `findings`), planned on `text` when given
-    (stdin, a notebook's cells), else on the file. Raises ValueError when it cannot parse."""
+    (stdin, a notebook's cells), else on the file. Raises ValueError when it cannot parse.
+
+    Planned in a forked child, as files are linted: a parser crash, or a file over the
+    time or memory limit, is a ValueError, not the end of the run."""
+    from jaxlint import processes
+    from jaxlint.config import DEFAULT_MEMORY_LIMIT
+    from jaxlint.runner import FILE_TIMEOUT
+
+    try:
+        return processes.isolated(_file_plans, path, findings, text, timeout=FILE_TIMEOUT,
+                                  memory=DEFAULT_MEMORY_LIMIT)
+    except processes.IsolationFailed as exc:
+        message = str(exc)
+        if exc.raised:  # "ValueError: cannot parse ...": the planner's own error, as it was
+            raise ValueError(message.partition(": ")[2] if message.startswith("ValueError: ") else message) \
+                from None
+        raise ValueError(f"cannot plan {path}: {message}") from None
+
+
+def _file_plans(path: str, findings, text: Optional[str]) -> dict[int, dict[str, Any]]:
     if text is None:
         text = read_source(path)
     if not isinstance(text, str):

@@ -689,6 +689,8 @@ class _Record:
         self.start = (self.state.line, self.state.column)
 
     def __exit__(self, *exc):
+        if exc[0] is not None:
+            return False  # a RecursionError going up: the end was never recorded
         state = self.state
         computed = state.provider._computed
         start = computed[self.start_node][0] if self.start_node is not None else self.start

@@ -285,9 +285,18 @@ class JittedCallee:
                 i += 1
 
 
-def jitted_calls_in_loops(model):
+def jitted_calls_in_loops(model) -> list:
     """(call, loop, callee) for each call of a jitted function of this file made once per
     loop iteration, outside traced code."""
+    found = model.__dict__.get("_jitted_calls_in_loops")  # JAX403 and JAX405 both ask
+    if found is None:
+        found = list(_jitted_calls_in_loops(model))
+        if "nodes" not in model.__dict__:  # not a rerun around deep code (linter), which sees less
+            model._jitted_calls_in_loops = found
+    return found
+
+
+def _jitted_calls_in_loops(model):
     for call in model.nodes(cst.Call):
         loop = repeating_loop(model, call)
         if loop is None or inside_traced(model, call):

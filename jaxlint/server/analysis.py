@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Optional, Union
 
+from jaxlint import processes
 from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.finding import Diagnostic, FileResult
 from jaxlint.source import PieceCache
@@ -58,7 +59,12 @@ class Analysis:
         if settings.is_excluded(path):
             return FileResult(path)
         pieces = self._pieces.setdefault(key, PieceCache())
-        return lint_text(text, path, settings, pieces=pieces)
+        processes.cap_memory(settings.memory_limit)
+        try:
+            return lint_text(text, path, settings, pieces=pieces)
+        except MemoryError:
+            self._pieces.pop(key, None)
+            return FileResult(path, diagnostics=[Diagnostic(path, processes.memory_message(settings.memory_limit))])
 
     def lint_notebook(self, path: str, cells: Cells) -> FileResult:
         from jaxlint.notebook import lint_notebook

@@ -107,7 +107,8 @@ class Worker:
             raise WorkerFailed(f"took longer than {self.timeout:g} s to analyse; skipped")
         code = proc.returncode
         if code is not None and code < 0:
-            raise WorkerFailed(f"the parser crashed on this file ({processes._signal_name(-code)}); skipped")
+            # The cap is each file's own (Analysis.lint); SIGABRT is libcst failing to allocate.
+            raise WorkerFailed(processes.crash_message(-code, None, capped=False))
         raise WorkerFailed(f"the analysis process exited early (status {code}); skipped")
 
     def stop(self) -> None:

@@ -1,0 +1,203 @@
+"""Issue 23: bounded time and memory on any file.
+
+Large literal tables are set aside before parsing (and what is around them keeps
+its lines, columns and findings); a file past the memory cap costs one diagnostic;
+every parse is guarded against a crashing parser; deep nesting costs one function.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jaxlint import data_statements
+from jaxlint.config import Settings
+from jaxlint.linter import lint_string, lint_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, cwd) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "jaxlint", "check", *args], cwd=cwd, capture_output=True,
+                          text=True, env=env, timeout=300)
+
+BUG = textwrap.dedent("""\
+
+
+    import jax
+
+
+    @jax.jit
+    def step(x):
+        if x.sum() > 0:
+            return x
+        return -x
+""")
+
+
+def rows(n: int, newline: str = "\n") -> str:
+    return "".join(f"    [{i}, {i * 0.5}, 'r{i}', None, (True, -{i}), {{'k': b'v'}}],{newline}" for i in range(n))
+
+
+def findings(text: str) -> list[tuple[int, int, int, int, str]]:
+    result = lint_text(text, "m.py", Settings())
+    assert result.diagnostics == []
+    return [(f.line, f.col, f.end_line, f.end_col, f.code) for f in result.findings]
+
+
+def unchanged(text: str, monkeypatch) -> bool:
+    """The findings with the data set aside are those of a parse of all of it."""
+    ours = findings(text)
+    with monkeypatch.context() as m:
+        m.setattr(data_statements, "MIN_CHARS", 10 ** 9)
+        assert data_statements.set_aside(text) is None
+        whole = findings(text)
+    return ours == whole and ours != []
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_table_is_set_aside_and_the_bug_below_it_keeps_its_line(newline, monkeypatch):
+    text = ('"""Doc."""\n\nTABLE = [\n' + rows(300) + "]  # the table\n" + BUG).replace("\n", newline)
+    new, _ = data_statements.set_aside(text)
+    assert len(new) < len(text) / 10
+    assert new.count(newline) == text.count(newline)
+    assert "TABLE = [*()" in new
+    assert unchanged(text, monkeypatch)
+
+
+def test_a_one_line_list_and_a_bare_literal_are_set_aside(monkeypatch):
+    text = "X = [" + ", ".join(str(i) for i in range(3000)) + "]\n{" + \
+        ", ".join(f"'k{i}': ({i}, -1.5e-3)" for i in range(500)) + "}\n" + BUG
+    new, _ = data_statements.set_aside(text)
+    assert new.splitlines()[:2] == ["X = [*()]", "{**{}}"]
+    assert unchanged(text, monkeypatch)
+
+
+def test_the_name_is_still_known_as_a_list(monkeypatch):
+    # JAX208 fires on a name only ever bound to a list display: the placeholder is one.
+    text = "import jax.numpy as jnp\n\nLOSSES = [\n" + "    0.5,\n" * 1000 + "]\nm = jnp.mean(LOSSES)\n"
+    assert data_statements.set_aside(text) is not None
+    assert [f[-1] for f in findings(text)] == ["JAX208"]
+    assert unchanged(text, monkeypatch)
+
+
+@pytest.mark.parametrize("what, text", [
+    ("inside a string", 'DOC = """\nX = [\n' + rows(200) + ']\n"""\n'),
+    ("an argument", "f(\n[\n" + rows(200) + "])\n"),
+    ("a name inside", "X = [\n" + rows(200) + "    [y],\n]\n"),
+    ("a call inside", "X = [\n" + rows(200) + "    list(),\n]\n"),
+    ("an f-string inside", "X = [\n" + rows(200) + "    f'{y}',\n]\n"),
+    ("a statement after it", "X = [\n" + rows(200) + "]; y = 1\n"),
+    ("small", "X = [\n" + rows(10) + "]\n"),
+])
+def test_what_is_not_data_is_parsed_as_it_is(what, text):
+    assert data_statements.set_aside(text + BUG) is None, what
+
+
+def test_a_syntax_error_inside_the_data_is_still_python_s():
+    text = "X = [\n" + rows(200) + "    1 2,\n]\n" + BUG
+    result = lint_text(text, "m.py", Settings())
+    [d] = result.diagnostics
+    assert (d.code, d.line) == ("E999", 202)
+
+
+def test_non_ascii_names_and_strings(monkeypatch):
+    text = "Δ = [\n" + rows(100) + "    'ünïcode ✓',\n]\nα = 1\n" + BUG
+    new, tree = data_statements.set_aside(text)
+    assert new.startswith("Δ = [*()")
+    assert unchanged(text, monkeypatch)
+
+
+# ------------------------------------------------------------------ memory cap
+def test_memory_limit_is_read_from_the_config_and_the_command_line(tmp_path):
+    from jaxlint.config import ConfigError, DEFAULT_MEMORY_LIMIT, load_settings, parse_memory
+
+    assert Settings().memory_limit == DEFAULT_MEMORY_LIMIT == 2 * 1024 ** 3
+    assert [parse_memory(v, "x") for v in (512, "512MiB", "1.5G", "none", 0)] == \
+        [512 * 2 ** 20, 512 * 2 ** 20, int(1.5 * 2 ** 30), None, None]
+    for bad in ("lots", True, "-1", "2T"):
+        with pytest.raises(ConfigError, match="memory-limit"):
+            parse_memory(bad, "x")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nmemory-limit = "300MiB"\n')
+    assert load_settings(str(tmp_path)).memory_limit == 300 * 2 ** 20
+
+
+def _big_module(tmp_path) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_large_file import generate
+    finally:
+        sys.path.pop(0)
+    (tmp_path / "big.py").write_text(generate(20_000, False))
+    (tmp_path / "bad.py").write_text(BUG)
+
+
+@pytest.mark.parametrize("where", ["cli", "config"])
+def test_a_file_over_the_memory_limit_is_one_diagnostic_and_the_run_goes_on(tmp_path, where):
+    _big_module(tmp_path)
+    args = ["--memory-limit", "60MiB"] if where == "cli" else []
+    if where == "config":
+        (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nmemory-limit = 60\n')
+    r = run("--no-cache", "--output-format", "concise", "-j", "1", *args, "big.py", "bad.py", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.startswith("bad.py:8:8: JAX201 "), r.stdout
+    assert r.stderr.splitlines()[0] == ("big.py: E902 needs more than 60 MiB of memory to analyse "
+                                        "(the memory-limit setting); skipped"), r.stderr
+    assert "memory allocation" not in r.stderr and "Traceback" not in r.stderr
+    if where == "cli":  # under the default limit the same file is linted
+        r = run("--no-cache", "--output-format", "concise", "big.py", cwd=tmp_path)
+        assert "E902" not in r.stderr and "JAX201" in r.stdout
+
+
+def test_the_python_api_is_capped_too(tmp_path):
+    _big_module(tmp_path)
+    from dataclasses import replace
+
+    settings = replace(Settings(), memory_limit=60 * 2 ** 20)
+    result = lint_text((tmp_path / "big.py").read_text(), "big.py", settings)
+    assert [d.message for d in result.diagnostics] == [
+        "needs more than 60 MiB of memory to analyse (the memory-limit setting); skipped"]
+
+
+# --------------------------------------------------------- every parse guarded
+def _and_chain(n: int) -> str:
+    return "import jax\nx = " + " and ".join(["a"] * n) + "\n"
+
+
+def test_lint_string_and_lint_text_survive_a_parser_crash():
+    # libcst's native parser overflows the C stack on this (SIGSEGV): in-process, the
+    # interpreter running the API (a test runner, an editor plugin) would die with it.
+    result = lint_text(_and_chain(8000), "hostile.py", Settings())
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        ("E902", "the parser crashed on this file (SIGSEGV); skipped")]
+    with pytest.raises(ValueError, match="the parser crashed"):
+        lint_string(_and_chain(8000))
+    assert [f.code for f in lint_string(BUG)] == ["JAX201"]  # and the process goes on
+
+
+def test_confirm_planning_survives_a_parser_crash():
+    from jaxlint.confirm.plan import file_plans
+
+    with pytest.raises(ValueError, match="the parser crashed on this file"):
+        file_plans("hostile.py", [], text=_and_chain(8000))
+    with pytest.raises(ValueError, match="^cannot parse"):
+        file_plans("broken.py", [], text="def f(:\n")
+
+
+# ------------------------------------------------ deep nesting costs one function
+def test_deep_nesting_in_one_function_costs_that_function_only():
+    deep = "import jax\n\n\n@jax.jit\ndef deep(x):\n    y = " + " and ".join(["x"] * 2000) + "\n    return y\n"
+    fine = "\n\n@jax.jit\ndef g(x):\n    return bool(x)\n"  # found by the pass after the deep one's
+    result = lint_text(deep + fine, "m.py", Settings())
+    assert [(f.line, f.code) for f in result.findings] == [(12, "JAX201")]
+    assert [(d.code, d.line, d.message) for d in result.diagnostics] == [
+        ("E902", 5, "function `deep` (lines 5-7) is nested too deeply for JAX201 to analyse; "
+                    "its findings there are skipped")]
