@@ -73,7 +73,9 @@ def run_jaxlint(targets: list[Path], jaxlint_root: Path, extend_select: str = ""
     # The default selection: what a user sees without configuring anything.
     # `--extend-select JAX407,JAX602` adds opt-in rules to measure them.
     extra = ["--extend-select", extend_select] if extend_select else []
-    proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "json",
+    # -P: `python -m` would put the working directory first on sys.path, so run from a jaxlint
+    # checkout it imports that checkout and --jaxlint-root is silently ignored.
+    proc = subprocess.run([sys.executable, "-P", "-m", "jaxlint", "--no-cache", "--output-format", "json",
                            *extra, *map(str, targets)], capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 1):
         sys.stderr.write(proc.stderr)
