@@ -977,7 +977,9 @@ ERROR_WORDING: dict[str, tuple[str, ...]] = {
     "JAX801": ("Gradient only defined for scalar-output functions",),
     "JAX802": ("to return a two-element tuple", "iteration over a 0-d array",
                "values to unpack (expected 2)"),
-    "JAX803": ("differentiating with respect to argnums", "Positional argument indices"),
+    "JAX803": ("differentiating with respect to argnums", "Positional argument indices",
+               # grad of a jitted function whose argument it differentiates is static
+               "Non-hashable static arguments are not supported"),
     "JAX804": ("vmap in_axes must be", "vmap was requested to map its argument along axis",
                "vmap out_axes specification must be a tree prefix"),
     "JAX805": ("Array has been deleted", "Buffer has been deleted or donated"),

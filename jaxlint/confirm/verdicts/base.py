@@ -239,9 +239,12 @@ class Job:
                 jitted.trace = lambda *a, **k: obj.trace(instance, *a, **k)
                 eager = jitted
             else:
-                bound = getattr(instance, entry.attr)
-                jitted = jax.jit(bound, static_argnames=tuple(static - {"self"}))
-                eager = bound
+                bound = eager = getattr(instance, entry.attr)
+                # A method the program never traces abstractly runs as the program runs it:
+                # under jit a Python argument it passes on (a static one) would be a tracer.
+                jitted = jax.jit(bound, static_argnames=tuple(static - {"self"})) \
+                    if self.mode == "jit" else \
+                    _as_program_runs(bound, self.mode, traced, inspect.signature(bound))
         elif entry.jitted:
             jitted = eager = obj
         elif self.mode == "jit":
@@ -280,6 +283,11 @@ class Job:
             yield a
         if seen:
             return  # the program's own arguments: never ones it does not pass
+        if self.mode == "eager":
+            # The program calls it plainly, never under a transform: invented arguments
+            # would run it as the program does not (an array where a kernel gets a Ref).
+            raise Unrunnable(f"no call of `{entry.code.co_name}` in the program could be "
+                             f"replayed: " + ("; ".join(errors[:1]) or "none passes arguments"))
         for step in range(synth.steps_for(fplan)):
             try:
                 a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method,

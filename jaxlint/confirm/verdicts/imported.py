@@ -59,9 +59,12 @@ def _bound_at(path: str, line: int, end_line: int) -> set[str]:
 
 
 def _called_at(path: str, line: int) -> set[str]:
+    """Names called at the line: `g(x)`, and a method `Policy(2).act(x)` by its name."""
     tree = _tree(path)
-    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Name) and n.lineno <= line <= (n.end_lineno or n.lineno)} \
+    return {n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+            for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and isinstance(n.func, (ast.Name, ast.Attribute))
+            and n.lineno <= line <= (n.end_lineno or n.lineno)} \
         if tree is not None else set()
 
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from typing import Any, ClassVar, Optional
 
 import jax
 import numpy as np
 
+from jaxlint.jax_api import X64_DTYPE_STRINGS, X64_DTYPES
+
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
                                            Job, Verdict, short, verdict)
-from jaxlint.jax_api import X64_DTYPES
 from jaxlint.confirm.verdicts.probe import MISSING, Hit, Probe, statement
 
 
@@ -95,15 +95,33 @@ def _dtype(value) -> str:
     return ", ".join(sorted({str(getattr(x, "dtype", type(x).__name__)) for x in leaves})) or "?"
 
 
-# The 64-bit dtype names (jnp.float64, jnp.float_, np.intp, "float64"): jax_api's table.
-_WIDE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, X64_DTYPES), key=len, reverse=True)) + r")\b")
+def _wide(stmt: ast.stmt) -> list[str]:
+    """The 64-bit dtypes the statement asks for (`jnp.float64`, `jnp.float_`, "f8")."""
+    out = []
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Attribute) and node.attr in X64_DTYPES:
+            out.append(X64_DTYPES[node.attr])
+        elif isinstance(node, ast.Name) and node.id in X64_DTYPES and node.id != "uint":
+            out.append(X64_DTYPES[node.id])
+        elif isinstance(node, ast.Constant) and node.value in X64_DTYPE_STRINGS:
+            out.append(X64_DTYPE_STRINGS[node.value])
+    return out
 
 
 def confirm_float64(job: Job) -> Verdict:
     stmt = statement(job.path, job.line)
-    wanted = _WIDE.findall(ast.unparse(stmt)) if stmt is not None else []
+    wanted = _wide(stmt) if stmt is not None else []
     if not wanted:
         return verdict(COULD_NOT_RUN, "the line names no 64-bit dtype")
+    if all(np.issubdtype(np.dtype(w), np.integer) for w in wanted):
+        # An int64 request whose values int32 holds gives the same numbers: only a value
+        # outside int32 (the 32-bit result then differs from what 64 bits hold) is the bug.
+        result = confirm_wrapped_integer(job)
+        if result.verdict == COULD_NOT_RUN and result.summary == "the line has no integer literal":
+            return verdict(NOT_REPRODUCED, f"line {job.line} names no value outside int32",
+                           NumericsEvidence(line=job.line, expected=wanted[0],
+                                            note="no integer literal on the line needs 64 bits"))
+        return result
     hits = _hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")

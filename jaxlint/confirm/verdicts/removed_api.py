@@ -88,6 +88,13 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
         return verdict(NOT_REPRODUCED, f"line {line} does not use {name or module}",
                        RemovedEvidence(name=name or module, version=version, present=False,
                                        note=f"the text of line {line} never names `{tail}`"))
+    unevaluated = _never_evaluated(path, line, end_line, tail) if path and tail else None
+    if unevaluated and not failed_here:
+        # The installed jax lacking the name is not this program's failure: the program
+        # never evaluates it here (or catches its absence), so only a run could show it.
+        return verdict(NOT_REPRODUCED, f"line {line} never evaluates {name or module}",
+                       RemovedEvidence(name=name or module, version=version, present=False,
+                                       note=unevaluated))
     if module:
         if not _module_exists(module):
             return verdict(CONFIRMED, f"{version} has no module {module}",
@@ -111,6 +118,89 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
                    "the finding carries neither `removed` nor `removed_module`")
 
 
+
+
+# What a guard catches when the name is missing.
+_GUARD_CATCHES = {"AttributeError", "ImportError", "ModuleNotFoundError", "Exception",
+                  "BaseException"}
+
+
+def _never_evaluated(path: str, line: int, end_line: int, tail: str) -> Optional[str]:
+    """Why the program never fails on `tail` at these lines, or None when it may.
+
+    An annotation Python does not evaluate (every one under `from __future__ import
+    annotations`, a local variable's anywhere), and a use guarded by a `try` that catches the
+    missing name, by the `except` of such a `try` (a fallback), or by `if hasattr(...)`."""
+    import ast
+
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__"
+               and any(a.name == "annotations" for a in n.names) for n in tree.body)
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    uses = [n for n in ast.walk(tree)
+            if line <= getattr(n, "lineno", 0) <= end_line
+            and (isinstance(n, ast.Attribute) and n.attr == tail
+                 or isinstance(n, ast.Name) and n.id == tail
+                 or isinstance(n, ast.alias) and n.name.rsplit(".", 1)[-1] == tail)]
+    if not uses:
+        return None
+    reasons = [_unevaluated_annotation(n, parents, lazy) or _guard(n, parents) for n in uses]
+    return reasons[0] if all(reasons) else None
+
+
+def _unevaluated_annotation(node, parents, lazy: bool) -> Optional[str]:
+    import ast
+
+    child, node = node, parents.get(node)
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, ast.arg) and child is node.annotation and lazy:
+            return f"line {child.lineno}: an annotation, never evaluated under "                    f"`from __future__ import annotations`"
+        child, node = node, parents.get(node)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and child is node.returns \
+            and lazy:
+        return f"line {child.lineno}: a return annotation, never evaluated under "                f"`from __future__ import annotations`"
+    if isinstance(node, ast.AnnAssign) and child is node.annotation:
+        local = any(isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                    for p in _ancestors(node, parents))
+        if lazy or local:
+            return f"line {child.lineno}: a variable annotation Python never evaluates"
+    return None
+
+
+def _guard(node, parents) -> Optional[str]:
+    import ast
+
+    child = node
+    for parent in _ancestors(node, parents):
+        if isinstance(parent, ast.Try):
+            caught = {n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")
+                      for h in parent.handlers for n in ast.walk(h.type)
+                      if isinstance(n, (ast.Name, ast.Attribute))} if all(
+                h.type is not None for h in parent.handlers) else {"BaseException"}
+            if child in parent.body and caught & _GUARD_CATCHES:
+                return f"line {node.lineno} is in a `try` that catches {', '.join(sorted(caught))}"
+            if child in parent.handlers:
+                return f"line {node.lineno} is the `except` fallback of a `try` at line " \
+                       f"{parent.lineno}: it runs only when the new API is missing"
+        if isinstance(parent, ast.If) and child in parent.body + parent.orelse and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                and n.func.id == "hasattr" for n in ast.walk(parent.test)):
+            return f"line {node.lineno} is guarded by the `hasattr` test at line {parent.lineno}"
+        child = parent
+    return None
+
+
+def _ancestors(node, parents):
+    node = parents.get(node)
+    while node is not None:
+        yield node
+        node = parents.get(node)
 
 
 def _code_only(text: str) -> str:
