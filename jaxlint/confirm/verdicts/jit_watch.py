@@ -164,7 +164,8 @@ class JitWatch:
         self.calls.append(Call(rec.code, frame.f_lineno, before, out, eager, error, after))
 
     def made_at(self, first: int, last: int) -> list[Made]:
-        return [m for m in self.made if first <= m.line <= last]
+        lines = with_decorators(self.real, first, last)
+        return [m for m in self.made if m.line in lines]
 
 
 class _Watched:
@@ -197,13 +198,32 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
             if (f.get("confirm") or {}).get("kind") == "leak"} - {None}
     lines = {n for f in findings if f.get("code") in ("JAX401", "JAX402")
              or (f.get("confirm") or {}).get("kind") == "overhead"
-             for n in range(f["line"], max(f.get("end_line") or f["line"], f["line"]) + 1)}
+             for n in with_decorators(path, f["line"], max(f.get("end_line") or f["line"],
+                                                           f["line"]))}
     if not stale and not lines and not leak:
         return None
     watch = JitWatch(path, stale, lines, leak)
     jax.jit = watch.jit
     state["jit_watch"] = watch
     return watch
+
+
+def with_decorators(path: str, first: int, last: int) -> set[int]:
+    """The lines, and the decorator lines of a def among them: `@jax.jit` above `def policy`
+    makes the jitted object on its own line."""
+    import ast
+    import linecache
+
+    lines = set(range(first, last + 1))
+    try:
+        tree = ast.parse("".join(linecache.getlines(path)))
+    except (SyntaxError, ValueError):
+        return lines
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and first <= node.lineno <= last:
+            for d in node.decorator_list:
+                lines |= set(range(d.lineno, (d.end_lineno or d.lineno) + 1))
+    return lines
 
 
 def repeated(made: list[Made]) -> Counter:
