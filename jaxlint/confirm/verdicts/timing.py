@@ -133,6 +133,30 @@ def _loop_runs(job: Job) -> int:
     return max(0, runs - 1)
 
 
+# Runs of the line in one pass of its loop from which re-wrapping is a step loop's cost.
+STEP_LOOP_RUNS = 10
+
+
+def _runs_per_loop(job: Job) -> tuple[int, Optional[float]]:
+    """(runs of the line, its runs per entry of the innermost loop around it); the loop's
+    header runs once per iteration and once more per entry, when it finds the loop done."""
+    import ast
+
+    watch = job.state["import_watch"]
+    runs = watch.ran(job.line, job.line, job.key)
+    try:
+        tree = ast.parse("".join(linecache.getlines(job.path)))
+    except (SyntaxError, ValueError):
+        return runs, None
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))
+             and n.body[0].lineno <= job.line <= (n.end_lineno or n.lineno)]
+    if not loops or not runs:
+        return runs, None
+    header = max(loops, key=lambda n: n.lineno).lineno
+    entries = watch.ran(header, header, job.key) - runs
+    return runs, (runs / entries if entries > 0 else None)
+
+
 def confirm_overhead(job: Job) -> Verdict:
     """JAX401: the line made a new jax.jit wrapper, and called it, again and again in the
     program's own loop; the time per run and the compiles there are measured (one compile is
@@ -148,6 +172,16 @@ def confirm_overhead(job: Job) -> Verdict:
     record = _record(job, hits) if hits else TimingEvidence(line=job.line, runs=len(made))
     record.compiles = len(misses_at(job, job.state.get("misses") or []))
     record.note = f"{len(made)} jax.jit wrappers made at the line ({how}), {len(called)} called"
+    runs, per_entry = _runs_per_loop(job)
+    if per_entry is not None:
+        record.note += f"; the innermost loop ran the line {per_entry:.0f} time(s) per entry " \
+                       f"({runs} run(s) in all)"
+        if per_entry < STEP_LOOP_RUNS:
+            # A short loop re-wraps a few times: the wrapper's cost (tens of us per call)
+            # is not what the rule claims, the cost of a step loop run many times.
+            return verdict(NOT_REPRODUCED, f"the loop around line {job.line} ran it "
+                                           f"{per_entry:.0f} time(s) per entry, not a step "
+                                           f"loop's {STEP_LOOP_RUNS}+", record)
     if len(called) >= 2:
         return verdict(CONFIRMED, f"jax.jit(...) made and called {len(called)} times at line "
                                   f"{job.line}", record)
