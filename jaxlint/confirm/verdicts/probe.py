@@ -127,6 +127,13 @@ def linked_probes(path: str, function: Optional[str]) -> list[Probe]:
     if not function:
         return []
     name = function.rsplit(".", 1)[-1]
+    # A method is used through its instance: `loss.distance(a, b)`, `jax.grad(loss.distance)`.
+    method = "." in function
+
+    def names_it(node) -> bool:
+        return isinstance(node, ast.Name) and node.id == name or \
+            method and isinstance(node, ast.Attribute) and node.attr == name
+
     try:
         tree = ast.parse("".join(linecache.getlines(path)))
     except (SyntaxError, ValueError):
@@ -136,7 +143,6 @@ def linked_probes(path: str, function: Optional[str]) -> list[Probe]:
         if not isinstance(node, (ast.Assign, ast.Expr, ast.AnnAssign, ast.Return)):
             continue
         calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
-        if any((isinstance(c.func, ast.Name) and c.func.id == name)
-               or any(isinstance(a, ast.Name) and a.id == name for a in c.args) for c in calls):
+        if any(names_it(c.func) or any(names_it(a) for a in c.args) for c in calls):
             out.append(Probe(node.lineno, node.end_lineno or node.lineno, names_in(node)))
     return out
