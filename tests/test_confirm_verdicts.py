@@ -19,6 +19,7 @@ pytest.importorskip("jax")
 CASES = Path(__file__).parent / "confirm_cases"
 S = str(CASES / "staged.py")
 X64 = str(CASES / "x64_program.py")
+G = str(CASES / "removed_guarded.py")
 TBCE = "TracerBoolConversionError"
 
 
@@ -65,6 +66,17 @@ CASES_BY_NAME = {
                        "unrolled-loop"),
     "api-tree": (made(S, "DECOY tree", None, "JAX901", "removed-api", removed="jax.tree_map"),
                  "not reproduced", "api"),
+    # A removed name confirms only where the program would evaluate it, never by getattr alone.
+    "api-annotation": (made(G, "DECOY annotation", "sample", "JAX904", "removed-api",
+                            removed="jax.numpy.DeviceArray"), "not reproduced", "api"),
+    "api-local-annotation": (made(G, "DECOY local annotation", "sample", "JAX904", "removed-api",
+                                  removed="jax.numpy.DeviceArray"), "not reproduced", "api"),
+    "api-except-fallback": (made(G, "DECOY fallback", None, "JAX908", "removed-api",
+                                 removed="jax.lib.xla_bridge.get_backend"), "not reproduced", "api"),
+    "api-hasattr-guard": (made(G, "DECOY hasattr", None, "JAX908", "removed-api",
+                               removed="jax.device_put_replicated"), "not reproduced", "api"),
+    "api-evaluated": (made(G, "REAL removed", "old_tree", "JAX901", "removed-api",
+                           removed="jax.tree_map"), "confirmed", "api"),
     "noqa-other-tool": (made(S, "DECOY noqa", None, "JAX100"), "not reproduced", "noqa"),
     "index-in-bounds": (made(S, "DECOY index", None, "JAX703"), "not reproduced", "numerics"),
     "x64-enabled": (made(X64, "DECOY x64", None, "JAX702"), "not reproduced", "numerics"),
