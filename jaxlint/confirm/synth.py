@@ -29,6 +29,7 @@ class Args:
     kwargs: dict[str, Any] = field(default_factory=dict)
     static: set[str] = field(default_factory=set)
     desc: list[str] = field(default_factory=list)
+    invented: bool = False  # synthesized: no call site of the program passes them
 
     @property
     def shapes(self) -> str:

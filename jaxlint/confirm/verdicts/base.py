@@ -283,11 +283,6 @@ class Job:
             yield a
         if seen:
             return  # the program's own arguments: never ones it does not pass
-        if self.mode == "eager":
-            # The program calls it plainly, never under a transform: invented arguments
-            # would run it as the program does not (an array where a kernel gets a Ref).
-            raise Unrunnable(f"no call of `{entry.code.co_name}` in the program could be "
-                             f"replayed: " + ("; ".join(errors[:1]) or "none passes arguments"))
         for step in range(synth.steps_for(fplan)):
             try:
                 a = synth.build(fplan, sig, step, concrete, static, skip_first=is_method,
@@ -297,6 +292,7 @@ class Job:
                 continue
             if a.shapes not in seen:
                 seen.add(a.shapes)
+                a.invented = True
                 yield a
         if not seen:
             raise Unrunnable("no arguments could be built: " + "; ".join(errors[:1]))

@@ -14,6 +14,7 @@ from jaxlint.jax_api import ERROR_WORDING
 
 # `jnp.zeros(n)` raises a plain TypeError: only its wording makes it a trace error.
 _SHAPE_ERROR = ERROR_WORDING["JAX207"][0]
+_NON_HASHABLE = ERROR_WORDING["JAX404"][0]
 # Item assignment on a JAX array (JAX301) is a plain TypeError too.
 # Other errors JAX raises for a rule's pattern, measured on jax 0.10.2: `jax.nn.one_hot(x, n)`
 # with a traced n is a ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`.
@@ -87,6 +88,25 @@ def _applied_only(job: Job, ran: str) -> Verdict:
                    f"line {job.line} did")
 
 
+def _writes_parameter(job: Job, sig) -> bool:
+    """The flagged line assigns into a parameter (`o_ref[...] = x`). With arguments no call
+    site passes, that parameter holds an invented JAX array, immutable by construction; the
+    program may pass a Ref there (a Pallas kernel's), so only its own calls can show it."""
+    import ast
+
+    from jaxlint.confirm.verdicts.probe import statement
+
+    stmt = statement(job.path, job.line)
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+        [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
+    for t in targets:
+        while isinstance(t, (ast.Subscript, ast.Attribute)):
+            t = t.value
+        if isinstance(t, ast.Name) and t.id in sig.parameters:
+            return True
+    return False
+
+
 def confirm(job: Job) -> Verdict:
     expected = job.confirm.get("expected")
     if not expected:
@@ -127,7 +147,11 @@ def confirm(job: Job) -> Verdict:
                 exc = e
         if exc is not None:
             lines = frame_lines(exc, job.path, job.key)
-            if is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line, job.key):
+            if is_expected(job, exc) and raised_at(exc, job.path, job.line, job.end_line, job.key) \
+                    and not (a.invented and job.mode == "eager"
+                             and (_writes_parameter(job, sig) or _NON_HASHABLE in str(exc))):
+                # An invented JAX array where the program may pass a Ref or a Python number
+                # (hashable, as a static argument needs) shows the invention, not the program.
                 return verdict(CONFIRMED, f"{type(exc).__name__} at line {job.line}",
                                _record(job, exc), a.shapes)
             if mismatch is None and job.ran_line(w) and _is_trace_error(exc):
