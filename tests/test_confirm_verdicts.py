@@ -20,6 +20,7 @@ CASES = Path(__file__).parent / "confirm_cases"
 S = str(CASES / "staged.py")
 X64 = str(CASES / "x64_program.py")
 G = str(CASES / "removed_guarded.py")
+K = str(CASES / "kernel_refs.py")
 TBCE = "TracerBoolConversionError"
 
 
@@ -77,6 +78,9 @@ CASES_BY_NAME = {
                                removed="jax.device_put_replicated"), "not reproduced", "api"),
     "api-evaluated": (made(G, "REAL removed", "old_tree", "JAX901", "removed-api",
                            removed="jax.tree_map"), "confirmed", "api"),
+    # Invented arrays written into: the program may pass Refs, so nothing it does is shown.
+    "write-invented-ref": (made(K, "DECOY ref write", "add_one_kernel", "JAX301", "trace-error",
+                                expected="TypeError"), "could not run", None),
     "noqa-other-tool": (made(S, "DECOY noqa", None, "JAX100"), "not reproduced", "noqa"),
     "index-in-bounds": (made(S, "DECOY index", None, "JAX703"), "not reproduced", "numerics"),
     "x64-enabled": (made(X64, "DECOY x64", None, "JAX702"), "not reproduced", "numerics"),
