@@ -17,7 +17,7 @@ from jaxlint.jax_api import X64_DTYPE_STRINGS, X64_DTYPES
 
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
                                            Job, Verdict, short, verdict)
-from jaxlint.confirm.verdicts.probe import MISSING, Hit, Probe, statement
+from jaxlint.confirm.verdicts.probe import MISSING, Hit, probe_hits, statement
 
 
 @dataclasses.dataclass
@@ -36,42 +36,6 @@ class NumericsEvidence(Evidence):
         held = f"{self.name} = {self.value}" if self.name else self.value
         return f"line {self.line} ran {self.runs} time(s); {held} ({self.dtype}); " \
                f"the code asked for {self.expected}" + (f"; {self.note}" if self.note else "")
-
-
-def _probe(job: Job) -> Optional[Probe]:
-    return (job.state.get("probes") or {}).get(job.f.get("_index"))
-
-
-def _hits(job: Job) -> list[Hit]:
-    """The probe's runs at import, else in one run of the program's own call of the function."""
-    probe = _probe(job)
-    if probe is None:
-        return []
-    if not probe.hits and job.f.get("function"):
-        _run_function(job, probe)
-    return probe.hits
-
-
-def _run_function(job: Job, probe: Probe) -> None:
-    """The program never ran the line at import: run the function once, as the program calls
-    it (its call sites' arguments, or the kinds they pass), under its own transforms."""
-    from jaxlint.confirm.target import LineWatch
-
-    entry = job.entry()
-    sig, is_method, static, jitted, eager = job.callables(entry)
-    runner = eager if job.mode != "jit" else jitted
-    for a in job.args_list(entry, sig, is_method, static, concrete=True):
-        watch = LineWatch(job.path)
-        watch.add_probe(probe)
-        try:
-            jax.clear_caches()
-            with watch:
-                runner(*a.args, **a.kwargs)
-        except Exception:  # noqa: BLE001 - the values seen so far still count
-            pass
-        job.shapes_used = a.shapes
-        if probe.hits:
-            return
 
 
 def _assigned(stmt: Optional[ast.stmt]) -> list[str]:
@@ -122,7 +86,7 @@ def confirm_float64(job: Job) -> Verdict:
                            NumericsEvidence(line=job.line, expected=wanted[0],
                                             note="no integer literal on the line needs 64 bits"))
         return result
-    hits = _hits(job)
+    hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     if jax.config.jax_enable_x64:
@@ -170,7 +134,7 @@ def confirm_wrapped_integer(job: Job) -> Verdict:
         if stmt is not None else set()
     if not literals:
         return verdict(COULD_NOT_RUN, "the line has no integer literal")
-    hits = _hits(job)
+    hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     for name, value in _produced(hits[-1], _assigned(stmt)):
@@ -233,7 +197,7 @@ def confirm_clamped_index(job: Job) -> Verdict:
                                         "constant (or says its `mode=`, or indexes a "
                                         "comprehension's own name)"))
     name, idx, how = found
-    hits = _hits(job)
+    hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     hit = hits[-1]

@@ -146,3 +146,42 @@ def linked_probes(path: str, function: Optional[str]) -> list[Probe]:
         if any(names_it(c.func) or any(names_it(a) for a in c.args) for c in calls):
             out.append(Probe(node.lineno, node.end_lineno or node.lineno, names_in(node)))
     return out
+
+
+# The probe of a confirm job (jaxlint.confirm.verdicts.base.Job), and its hits.
+def job_probe(job) -> Optional[Probe]:
+    return (job.state.get("probes") or {}).get(job.f.get("_index"))
+
+
+def probe_hits(job) -> list["Hit"]:
+    """The probe's runs at import, else in one run of the program's own call of the function."""
+    probe = job_probe(job)
+    if probe is None:
+        return []
+    if not probe.hits and job.f.get("function"):
+        run_function_once(job, probe)
+    return probe.hits
+
+
+def run_function_once(job, probe: Probe) -> None:
+    """The program never ran the line at import: run the function once, as the program calls
+    it (its call sites' arguments, or the kinds they pass), under its own transforms."""
+    import jax
+
+    from jaxlint.confirm.target import LineWatch
+
+    entry = job.entry()
+    sig, is_method, static, jitted, eager = job.callables(entry)
+    runner = eager if job.mode != "jit" else jitted
+    for a in job.args_list(entry, sig, is_method, static, concrete=True):
+        watch = LineWatch(job.path)
+        watch.add_probe(probe)
+        try:
+            jax.clear_caches()
+            with watch:
+                runner(*a.args, **a.kwargs)
+        except Exception:  # noqa: BLE001 - the values seen so far still count
+            pass
+        job.shapes_used = a.shapes
+        if probe.hits:
+            return

@@ -147,7 +147,7 @@ def confirm_discarded_update(job: Job) -> Verdict:
     """JAX302: the statement ran and the array it updates was the very same object after it."""
     import ast as _ast
 
-    from jaxlint.confirm.verdicts.numerics import _hits
+    from jaxlint.confirm.verdicts.probe import probe_hits
     from jaxlint.confirm.verdicts.probe import MISSING, statement
 
     stmt = statement(job.path, job.line)
@@ -158,7 +158,7 @@ def confirm_discarded_update(job: Job) -> Verdict:
             break
     if base is None or not isinstance(stmt, _ast.Expr):
         return verdict(COULD_NOT_RUN, "no discarded `x.at[...]` statement at the line")
-    hits = _hits(job)
+    hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     for hit in hits:

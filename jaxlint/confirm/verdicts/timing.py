@@ -13,7 +13,7 @@ import jax
 
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
                                            Job, Verdict, verdict)
-from jaxlint.confirm.verdicts.probe import MISSING, Hit, Probe
+from jaxlint.confirm.verdicts.probe import MISSING, Hit, job_probe, probe_hits
 
 
 @dataclasses.dataclass
@@ -44,21 +44,6 @@ def _median(values: list[float]) -> float:
     return values[len(values) // 2] if values else 0.0
 
 
-def _probe(job: Job) -> Optional[Probe]:
-    return (job.state.get("probes") or {}).get(job.f.get("_index"))
-
-
-def _hits(job: Job) -> list[Hit]:
-    from jaxlint.confirm.verdicts.numerics import _run_function
-
-    probe = _probe(job)
-    if probe is None:
-        return []
-    if not probe.hits and job.f.get("function"):
-        _run_function(job, probe)
-    return probe.hits
-
-
 def _record(job: Job, hits: list[Hit]) -> TimingEvidence:
     flight = [h for h in hits if h.unready]
     return TimingEvidence(line=job.line, runs=len(hits),
@@ -82,7 +67,7 @@ def confirm_timing(job: Job) -> Verdict:
     if not _CLOCKS.search(_source(job)):
         return verdict(NOT_REPRODUCED, f"line {job.line} reads no clock",
                        TimingEvidence(line=job.line, note="the line calls no timer"))
-    hits = _hits(job)
+    hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran",
                        "the program did not run the timed code at import (a `__main__` block "
@@ -96,7 +81,7 @@ def confirm_timing(job: Job) -> Verdict:
 
 def confirm_host_sync(job: Job) -> Verdict:
     """JAX602: the line turned a JAX array into a host value on every iteration."""
-    hits = _hits(job)
+    hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     record = _record(job, hits)
@@ -104,7 +89,7 @@ def confirm_host_sync(job: Job) -> Verdict:
     # The names the line converts on the host (float(loss), loss.item(), print(loss), f"{loss}").
     converted = set(re.findall(r"\w+", " ".join(m.group(0) + text[m.end():m.end() + 40]
                                                  for m in _HOST.finditer(text))))
-    synced = [n for n in (_probe(job).names if _probe(job) else []) if n in converted
+    synced = [n for n in (job_probe(job).names if job_probe(job) else []) if n in converted
               and isinstance(hits[0].before.get(n, MISSING), jax.Array)
               and not isinstance(hits[0].before.get(n), jax.core.Tracer)]
     loop = _loop_runs(job)
@@ -167,7 +152,7 @@ def confirm_overhead(job: Job) -> Verdict:
     if not made:
         return verdict(COULD_NOT_RUN, f"no jax.jit(...) ran at line {job.line}", how or "")
     called = [m for m in made if m.calls]
-    probe = _probe(job)
+    probe = job_probe(job)
     hits = probe.hits if probe is not None else []
     record = _record(job, hits) if hits else TimingEvidence(line=job.line, runs=len(made))
     record.compiles = len(misses_at(job, job.state.get("misses") or []))
