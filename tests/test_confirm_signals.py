@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from proc_tree import alive, descendants
+
 pytest.importorskip("jax")
 
 SLOW = '''import subprocess
@@ -35,41 +37,6 @@ time.sleep(600)
 '''
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-    return out
-
-
-def _descendants(pid: int) -> set[int]:
-    out, todo = set(), [pid]
-    while todo:
-        for child in _children(todo.pop()):
-            if child not in out:
-                out.add(child)
-                todo.append(child)
-    return out
-
-
-def _alive(pids) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.append(pid)
-    return alive
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
@@ -86,13 +53,13 @@ def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
         deadline = time.monotonic() + 90
         seen: set[int] = set()
         while time.monotonic() < deadline:
-            seen |= _descendants(proc.pid)
+            seen |= set(descendants(proc.pid))
             if len(seen) >= 3:
                 break
             time.sleep(0.1)
         assert len(seen) >= 3, "the worker, its fork and the user's child did not start"
         time.sleep(0.3)
-        seen |= _descendants(proc.pid)
+        seen |= set(descendants(proc.pid))
         os.kill(proc.pid, signum)
         _, err = proc.communicate(timeout=30)
     finally:
@@ -101,5 +68,5 @@ def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
     assert proc.returncode == exit_code, err.decode()
     assert "Traceback" not in err.decode()
     time.sleep(0.2)
-    assert _alive(seen) == []
+    assert alive(seen) == []
     assert list(tmp.iterdir()) == []

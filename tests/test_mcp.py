@@ -25,6 +25,7 @@ from anyio.from_thread import start_blocking_portal  # noqa: E402
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from jaxlint.rules import all_rules  # noqa: E402
+from proc_tree import alive, descendants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"}
@@ -320,7 +321,7 @@ def test_confirm_a_text_and_its_limits(server):
 
 def test_cancelling_confirm_stops_its_processes(server):
     pytest.importorskip("jax")
-    before = set(_descendants(os.getpid()))
+    before = set(descendants(os.getpid()))
     started: list[int] = []
 
     async def confirm_then_cancel() -> None:
@@ -331,50 +332,19 @@ def test_cancelling_confirm_stops_its_processes(server):
             # The confirm child, its JAX worker and the fork running the module.
             while len(started) < 3 and time.monotonic() < deadline:
                 await anyio.sleep(0.1)
-                started[:] = sorted(set(_descendants(os.getpid())) - before)
+                started[:] = sorted(set(descendants(os.getpid())) - before)
             tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
 
     server.portal.call(confirm_then_cancel)
     assert len(started) >= 3
     deadline = time.monotonic() + 15
-    while _alive(started) and time.monotonic() < deadline:
+    while alive(started) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _alive(started) == []
+    assert alive(started) == []
     assert server.ok("lint", {"source": BAD})["findings"]
 
 
 # ------------------------------------------------------------------ the process
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                children.setdefault(int(fields[1]), []).append(int(entry))
-    out, stack = [], [root]
-    while stack:
-        for pid in children.get(stack.pop(), []):
-            out.append(pid)
-            stack.append(pid)
-    return out
-
-
-def _alive(pids) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    alive.append(pid)
-        except OSError:
-            pass
-    return alive
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_closing_stdin_mid_confirm_ends_the_server_and_every_child(tmp_path):
     """The raw protocol, so the test (not the SDK's shutdown) closes the input."""
@@ -397,7 +367,7 @@ def test_closing_stdin_mid_confirm_ends_the_server_and_every_child(tmp_path):
         deadline = time.monotonic() + 60
         children: list[int] = []
         while time.monotonic() < deadline:  # the confirm child, its JAX worker and the fork running the code
-            children = _descendants(proc.pid)
+            children = descendants(proc.pid)
             if len(children) >= 3:
                 break
             time.sleep(0.1)
@@ -405,9 +375,9 @@ def test_closing_stdin_mid_confirm_ends_the_server_and_every_child(tmp_path):
         proc.stdin.close()
         assert proc.wait(timeout=20) == 0
         deadline = time.monotonic() + 15
-        while _alive(children) and time.monotonic() < deadline:
+        while alive(children) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert _alive(children) == []
+        assert alive(children) == []
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -24,6 +24,7 @@ from jaxlint.finding import Finding
 from jaxlint.formats import FORMATS, FormatContext
 from jaxlint.linter import lint_file, lint_text
 from jaxlint.source import read_source, source_lines
+from proc_tree import alive, children
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,34 +54,6 @@ def codes(result) -> list[tuple[int, str]]:
 
 
 # ------------------------------------------------------------------ signals
-def _children(pid: int) -> list[int]:
-    """Live (non-zombie) processes whose parent is `pid`, from /proc."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            out.append(int(entry))
-    return out
-
-
-def _alive(pids) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    alive.append(pid)
-        except OSError:
-            pass
-    return alive
-
-
 def _cmdline(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
@@ -125,7 +98,7 @@ def _start(args, cwd, env=None):
 def test_a_signal_stops_the_workers_without_a_traceback(slow_project, signum, to_group, exit_code):
     proc = _start(["--no-cache", "-j", "2", "."], slow_project)
     try:
-        workers = _wait_for(lambda: len(_children(proc.pid)) >= 2 and _children(proc.pid))
+        workers = _wait_for(lambda: len(children(proc.pid)) >= 2 and children(proc.pid))
         (os.killpg if to_group else os.kill)(proc.pid, signum)
         _, err = proc.communicate(timeout=20)
     finally:
@@ -134,7 +107,7 @@ def test_a_signal_stops_the_workers_without_a_traceback(slow_project, signum, to
     assert proc.returncode == exit_code
     assert "Traceback" not in err.decode() and "Aborted" not in err.decode()
     time.sleep(0.1)
-    assert _alive(workers) == []
+    assert alive(workers) == []
 
 
 def test_sigterm_during_confirm_kills_its_worker_and_removes_the_folder(tmp_path):
@@ -145,7 +118,7 @@ def test_sigterm_during_confirm_kills_its_worker_and_removes_the_folder(tmp_path
     (tmp_path / "hangs.py").write_text("import time\ntime.sleep(600)\n" + BAD)
     proc = _start(["--no-cache", "--confirm", "hangs.py"], tmp_path, env={"TMPDIR": str(tmp)})
     try:
-        worker = _wait_for(lambda: [p for p in _children(proc.pid)
+        worker = _wait_for(lambda: [p for p in children(proc.pid)
                                     if "jaxlint.confirm.worker" in _cmdline(p)], timeout=60)
         assert [p.name for p in tmp.iterdir() if p.name.startswith("jaxlint-confirm-")]
         os.kill(proc.pid, signal.SIGTERM)
@@ -156,7 +129,7 @@ def test_sigterm_during_confirm_kills_its_worker_and_removes_the_folder(tmp_path
     assert proc.returncode == 143
     assert "Traceback" not in err.decode()
     time.sleep(0.1)
-    assert _alive(worker) == []
+    assert alive(worker) == []
     assert list(tmp.iterdir()) == []
 
 
