@@ -110,7 +110,7 @@ _FINDING_TYPES = {"line": int, "col": int, "end_line": int, "end_col": int, "cod
                   "function_line": _OPTIONAL_INT, "confirm": dict, "cell": _OPTIONAL_INT,
                   "verdict": (dict, type(None)), "fix": (dict, type(None))}
 _DIAGNOSTIC_TYPES = {"message": str, "line": _OPTIONAL_INT, "col": _OPTIONAL_INT, "code": str,
-                     "path": _OPTIONAL_STR}
+                     "path": _OPTIONAL_STR, "cell": _OPTIONAL_INT}
 
 
 def _typed(item: Any, types: dict[str, Any], required: tuple[str, ...]) -> dict:

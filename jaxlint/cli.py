@@ -315,11 +315,11 @@ def _check(paths, select, ignore, extend_select, exclude, extend_exclude, force_
             if not tally["confirmed"] and not tally["not reproduced"] and tally["could not run"]:
                 nothing_ran = True
 
-    from jaxlint.formats import FORMATS, FormatContext
+    from jaxlint.formats import FORMATS, FormatContext, display_path
 
     ctx = FormatContext(sources=sources, root=settings.root, device=device_name)
     for d in diagnostics:
-        where = d.path + (f":{d.line}" if d.line else "") + (f":{d.col}" if d.line and d.col else "")
+        where = display_path(d) + (f":{d.line}" if d.line else "") + (f":{d.col}" if d.line and d.col else "")
         _echo(f"{where}: {d.code} {d.message}", err=True)
     if statistics:  # the table only, as ruff prints it
         print_statistics(findings)

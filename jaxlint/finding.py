@@ -44,6 +44,8 @@ class Diagnostic:
     line: Optional[int] = None
     col: Optional[int] = None
     code: str = "E902"  # flake8's code for "file could not be processed"
+    # Notebook cell (1-based) of a cell that could not be parsed; line/col are then within the cell.
+    cell: Optional[int] = None
 
 
 @dataclass

@@ -339,7 +339,7 @@ def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
             line = err.lineno or 1
             result.diagnostics.append(Diagnostic(
                 path, f"cell {cell.number}, line {line}: SyntaxError: {err.msg}; cell skipped",
-                code="E999"))
+                line=line, col=err.offset or None, code="E999", cell=cell.number))
             continue
         for i, text in enumerate(cell.python, 1):
             lines.append(text)

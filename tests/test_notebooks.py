@@ -136,6 +136,16 @@ def test_a_cell_with_a_syntax_error_is_skipped_alone(tmp_path):
     assert found == {(3, 3, "JAX201")}
     (d,) = result.diagnostics
     assert d.code == "E999" and "cell 2, line 1: SyntaxError" in d.message
+    assert (d.cell, d.line, d.col) == (2, 1, 12)
+
+
+def test_a_cells_syntax_error_is_located_in_its_cell_in_json(tmp_path):
+    # Tools that read the JSON (and the ledger) need the cell and the line in it, not row 1.
+    path = _notebook(tmp_path, "import jax\n", "x = 1\nloss = # FINISH ME\n")
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "--no-cache", "--output-format", "json", str(path)],
+                          capture_output=True, text=True)
+    (item,) = json.loads(proc.stdout)
+    assert (item["code"], item["cell"], item["location"]["row"]) == ("E999", 2, 2)
 
 
 def test_top_level_await_is_not_a_syntax_error(tmp_path):

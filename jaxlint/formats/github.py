@@ -44,7 +44,7 @@ def annotation(f) -> str:
 def diagnostic_annotation(d) -> str:
     """E999 / E902: a file that could not be linted is an error on the pull request too."""
     props = {"file": _workspace_path(d.path)}
-    if d.line:
+    if d.line and not d.cell:  # a cell's line is not a line of the notebook file
         props["line"] = d.line
         if d.col:
             props["col"] = d.col

@@ -29,7 +29,7 @@ def diagnostic_dict(d) -> dict:
     """A file jaxlint could not lint (E999 syntax error, E902 unreadable), with the same keys."""
     line = d.line or 1
     col = d.col or 1
-    return {
+    out = {
         "code": d.code,
         "message": d.message,
         "filename": d.path,
@@ -41,6 +41,9 @@ def diagnostic_dict(d) -> dict:
         "name": "syntax-error" if d.code == "E999" else "io-error" if d.code == "E902" else "internal-error",
         "severity": "error",
     }
+    if getattr(d, "cell", None):
+        out["cell"] = d.cell
+    return out
 
 
 def all_dicts(findings, diagnostics) -> list[dict]:

@@ -104,7 +104,7 @@ def _result(f, index: Optional[int], fingerprint: str, root: str) -> dict:
 def _notification(d, root: str) -> dict:
     note = {"level": "error", "message": {"text": f"{d.code} {d.message}"},
             "locations": [{"physicalLocation": {"artifactLocation": _artifact_location(d.path, root)}}]}
-    if d.line:
+    if d.line and not d.cell:  # a cell's line is not a line of the notebook file
         region = {"startLine": d.line}
         if d.col:
             region["startColumn"] = d.col
