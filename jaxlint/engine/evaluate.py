@@ -406,6 +406,8 @@ class _Evaluator(Flow):
                 return env, {**env, name: UNKNOWN}
             if quals and all(q in _SCALAR_TYPES for q in quals):
                 return {**env, name: SCALAR}, env
+            if quals and all(q in jax_api.NUMPY_VALUE_TYPES for q in quals):
+                return {**env, name: NUMPY_ARRAY}, env  # host data: mutable, never a tracer
             if quals and all(q in _SCALAR_TYPES or q in jax_api.NUMPY_VALUE_TYPES for q in quals):
                 return {**env, name: CONCRETE_ARRAY}, env  # never a tracer: an eager path
             if quals and all(q in _CONTAINER_TYPES for q in quals):

@@ -30,6 +30,8 @@ _PASSING_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.abs"}
 _FEW = 8
 # Iterables as long as their arguments: `enumerate((1, 2, 4))` has three items.
 _ORDER_KEEPING = frozenset({"builtins.enumerate", "builtins.zip", "builtins.reversed"})
+# Loops over a container the program holds, as long as a config says: not a step loop.
+_CONTAINER_VIEWS = frozenset({"items", "keys", "values"})
 
 
 # ---------------------------------------------------------------- loops
@@ -143,6 +145,22 @@ def _distinct_targets(model, target, iterable) -> set[str]:
     return set()
 
 
+def index_names(model, loop: cst.CSTNode) -> set[str]:
+    """Names bound to Python ints by the `for` loops around and including `loop`:
+    `i` in `for i in range(n)` and in `for i, x in enumerate(xs)`."""
+    names: set[str] = set()
+    while loop is not None:
+        if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
+            q = model.qualname(loop.iter.func)
+            target = loop.target
+            if q == "builtins.enumerate" and isinstance(target, (cst.Tuple, cst.List)) and target.elements:
+                target = target.elements[0].value
+            if q in ("builtins.range", "builtins.enumerate") and isinstance(target, cst.Name):
+                names.add(target.value)
+        loop = repeating_loop(model, loop)
+    return names
+
+
 def short_loop(model, loop: cst.CSTNode) -> bool:
     """A loop over a handful of values stated in the code: `range(3)`, `(1, 2, 4)`,
     `enumerate([a, b])`. Whatever it compiles per iteration, it compiles a bounded,
@@ -186,6 +204,74 @@ def repeats_many_times(model, node: cst.CSTNode) -> bool:
             return True
         loop = repeating_loop(model, loop)
     return False
+
+
+def once_per_pass(model, node: cst.CSTNode, repeated: set) -> bool:
+    """Whether `node` repeats only once per pass of a longer loop of other work.
+
+    `for epoch in ...: for batch in data: ...` then a fresh `jax.pmap(lambda ...)` beside
+    the step loop, or a function that loops over a data set and then wraps one (called
+    once per evaluation): one compile per pass, small against the pass, and the epochs
+    or evaluations are few. `repeated`: the functions called on every iteration of some
+    loop (`repeated_functions`).
+    """
+    return _once_per_pass(model, node, repeated, set())
+
+
+def _once_per_pass(model, node, repeated, seen) -> bool:
+    loop = repeating_loop(model, node)
+    if loop is not None:
+        return isinstance(loop, (cst.For, cst.While)) and _runs_step_loop(model, loop.body, node)
+    owner = model.function_of(node)
+    if owner is None or owner in seen or isinstance(owner.node, cst.Lambda):
+        return False
+    seen.add(owner)
+    if _runs_step_loop(model, owner.node.body, node):
+        return True
+    # Not itself beside a step loop: then every call that repeats it must be.
+    calls = [c for c in model.nodes(cst.Call) if called_function(model, c) is owner
+             and (repeating_loop(model, c) is not None or model.function_of(c) in repeated)]
+    return bool(calls) and all(_once_per_pass(model, c, repeated, seen) for c in calls)
+
+
+def _runs_step_loop(model, region: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether `region` (a loop or function body) runs a step loop that `node` is not in."""
+    stack = [region]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(cur, (cst.For, cst.While)) and not loop_body_contains(cur, node, model) \
+                and _step_loop(model, cur):
+            return True
+        stack.extend(children(cur))
+    return False
+
+
+def _step_loop(model, loop) -> bool:
+    """A loop over data or steps: a `while`, a long `range`, or an iterator some call
+    makes (`ds.as_numpy_iterator()`, `tqdm(loader)`). Not a loop over a Python
+    container of the program (`for k, v in metrics.items()`, `for c in carry`,
+    `for d in jax.devices()`), which is as long as a config or the machine says."""
+    if isinstance(loop, cst.While):
+        return True
+    return not short_loop(model, loop) and _step_iterable(model, loop.iter)
+
+
+def _step_iterable(model, it: cst.BaseExpression) -> bool:
+    if isinstance(it, cst.Name):
+        values = model.assigned_values(it)
+        return bool(values) and all(isinstance(v, cst.Call) and _step_iterable(model, v) for v in values)
+    if not isinstance(it, cst.Call):
+        return False
+    q = model.qualname(it.func)
+    if q in _ORDER_KEEPING:
+        return any(a.keyword is None and not a.star and _step_iterable(model, a.value) for a in it.args)
+    if q == "builtins.range":
+        return not _few(it)
+    if q is not None and q.startswith(("builtins.", "jax.")):
+        return False  # `list(...)`, `sorted(...)`, `jax.devices()`: a container, not a data stream
+    return not (isinstance(it.func, cst.Attribute) and it.func.attr.value in _CONTAINER_VIEWS)
 
 
 def _few(range_call: cst.Call) -> bool:

@@ -53,7 +53,9 @@ class JitOfFreshCallable(Rule):
         fresh = self._fresh(target, loop, owner)
         if fresh is None:
             return
-        if self._depends_on_what_changes(target, loop, owner):
+        if self._depends_on_what_changes(created, target, loop, owner):
+            return
+        if rc.once_per_pass(model, created, self._repeated):
             return
         what, fun_name = fresh
         uses = rc.call_uses(model, created, name)
@@ -120,10 +122,11 @@ class JitOfFreshCallable(Rule):
             return f"the nested function `{target.value}`", target.value
         return None
 
-    def _depends_on_what_changes(self, target, loop, owner) -> bool:
+    def _depends_on_what_changes(self, created, target, loop, owner) -> bool:
         """`jax.jit(partial(f, mode=mode))` for each `mode` of a loop (or of the calls
-        of its function): each pass needs a different function, so compiling each is
-        inherent, not waste."""
+        of its function), `jax.jit(f, out_shardings=specs[i])`, or a nested def that
+        bakes the loop's static index into the program: each pass needs a different
+        function, so compiling each is inherent, not waste."""
         model = self.model
         changing: set[str] = set()
         if loop is not None:
@@ -137,8 +140,24 @@ class JitOfFreshCallable(Rule):
             changing |= set(owner.all_params) - {owner.positional[0] if owner.is_method and owner.positional else ""}
         if not changing:
             return False
+        if isinstance(created, cst.Call) and any(
+                _reads(a.value, changing) for a in created.args if a.keyword is not None):
+            return True  # `out_shardings=...`, `static_argnums=...`: a different executable
+        if isinstance(target, cst.Name):
+            info = model.resolve_function(target)
+            target = info.node if info is not None and loop is not None else target
         if isinstance(target, cst.FunctionDef):
-            return False  # a nested def: its closure is read when it runs, not when made
+            # A nested def reads its closure when traced, in the same pass: a static
+            # value read there (`take(x, i)` for `i in range(n)`) makes a new program
+            # each pass, which hoisting with `i` as a static argument would compile too.
+            # An array read there could be an argument instead, so that still counts.
+            if loop is None:
+                return False
+            info = model.function_info(target)
+            own = set(info.all_params) if info is not None else set()
+            static = rc.index_names(model, loop)
+            return any(isinstance(n, cst.Name) and n.value in changing - own
+                       and (n.value in static or model.value(n).static) for n in walk(target.body))
         if isinstance(target, cst.Call):
             parts = [a.value for a in target.args[1:]]
         elif isinstance(target, cst.Lambda):
@@ -148,11 +167,7 @@ class JitOfFreshCallable(Rule):
                 changing = changing - set(info.all_params)  # its own parameters
         else:
             return False
-        for part in parts:
-            for node in walk(part):
-                if isinstance(node, cst.Name) and node.value in changing:
-                    return True
-        return False
+        return any(_reads(part, changing) for part in parts)
 
     def _bound_method(self, attr: cst.Attribute) -> bool:
         model = self.model
@@ -166,6 +181,10 @@ class JitOfFreshCallable(Rule):
             if model.qualname(dec.decorator) in ("builtins.staticmethod", "builtins.property"):
                 return False
         return True
+
+
+def _reads(expr: cst.CSTNode, names: set[str]) -> bool:
+    return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
 
 
 def _method_of_instance(model, attr: cst.Attribute):
