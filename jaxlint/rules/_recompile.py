@@ -182,6 +182,8 @@ def _few_values(model, iterable: cst.BaseExpression) -> bool:
     or a short `range`, also `range(len(sizes))`."""
     if isinstance(iterable, cst.Name):
         values = model.assigned_values(iterable)
+        if values is None:
+            return _few_extended(model, iterable)
         return bool(values) and all(isinstance(v, (cst.Tuple, cst.List, cst.Set))
                                     and _few_values(model, v) for v in values)
     if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
@@ -194,6 +196,26 @@ def _few_values(model, iterable: cst.BaseExpression) -> bool:
             and model.qualname(args[0].value.func) == "builtins.len" and len(args[0].value.args) == 1:
         return _few_values(model, args[0].value.args[0].value)
     return _few(iterable)
+
+
+def _few_extended(model, name: cst.Name) -> bool:
+    """`dtypes = [f16, f32]`, then `dtypes += [f64]` where x64 is on: a handful in all."""
+    if model.comprehension_variable(name):
+        return False
+    bindings = model.scope_of(name).lookup(name.value)
+    count = 0
+    for b in bindings or ():
+        node = b.node
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            value = node.value
+        elif isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+            value = node.value
+        else:
+            return False
+        if not (isinstance(value, (cst.Tuple, cst.List)) and _few_values(model, value)):
+            return False
+        count += len(value.elements)
+    return bool(bindings) and count <= _FEW
 
 
 def repeats_many_times(model, node: cst.CSTNode) -> bool:
@@ -230,7 +252,7 @@ def _once_per_pass(model, node, repeated, seen) -> bool:
         return True
     # Not itself beside a step loop: then every call that repeats it must be.
     calls = [c for c in model.nodes(cst.Call) if called_function(model, c) is owner
-             and (repeating_loop(model, c) is not None or model.function_of(c) in repeated)]
+             and (repeats_many_times(model, c) or model.function_of(c) in repeated)]
     return bool(calls) and all(_once_per_pass(model, c, repeated, seen) for c in calls)
 
 
@@ -503,7 +525,9 @@ def bound_name(model, created: cst.Call) -> Optional[cst.Name]:
 
 def repeated_functions(model) -> set[FunctionInfo]:
     """Functions of this file called on every iteration of some loop, directly or
-    through other such functions: whatever they create, they create again and again."""
+    through other such functions: whatever they create, they create again and again.
+    A loop over a handful of values stated in the code (`for fused in (False, True)`)
+    calls it a bounded, deliberate number of times: that does not count."""
     callers: dict[FunctionInfo, list[cst.Call]] = {}
     for call in model.nodes(cst.Call):
         callee = called_function(model, call)
@@ -517,7 +541,7 @@ def repeated_functions(model) -> set[FunctionInfo]:
             if callee in repeated:
                 continue
             for call in calls:
-                if repeating_loop(model, call) is not None or model.function_of(call) in repeated:
+                if repeats_many_times(model, call) or model.function_of(call) in repeated:
                     repeated.add(callee)
                     changed = True
                     break

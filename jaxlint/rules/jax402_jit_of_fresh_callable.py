@@ -48,8 +48,9 @@ class JitOfFreshCallable(Rule):
             return
         loop = rc.repeating_loop(model, created)
         owner = model.function_of(created)
-        if loop is None and (owner is None or owner not in self._repeated):
-            return
+        if owner is None or owner not in self._repeated:
+            if loop is None or not rc.repeats_many_times(model, created):
+                return  # made once, or once per value of a handful stated in the code
         fresh = self._fresh(target, loop, owner)
         if fresh is None:
             return
