@@ -163,11 +163,11 @@ def test_jax402_fresh_callable_in_loop_recompiles(expr, fun_name):
 
     m = M()
     x = jnp.ones(3)
-    for i in range(5):
+    for i in range(12):  # more than a handful: a loop of literal 3 compiles a bounded set
         y = {expr}  # expect: JAX402
     """)
     assert findings(code) == marked(code) != []
-    assert compiles(code, fun_name) == 5
+    assert compiles(code, fun_name) == 12
 
 
 def test_jax402_nested_def_in_step_function_recompiles():
@@ -178,7 +178,7 @@ def test_jax402_nested_def_in_step_function_recompiles():
             return y * 2
         return inner(x)
 
-    for i in range(4):
+    for i in range(10):
         train_step(jnp.ones(3))
     """)
     good = HEADER + case("""
@@ -194,7 +194,7 @@ def test_jax402_nested_def_in_step_function_recompiles():
     """)
     assert findings(bad) == marked(bad) != []
     assert findings(good) == []
-    assert compiles(bad, "jit(inner)") == 4
+    assert compiles(bad, "jit(inner)") == 10
     assert compiles(good, "jit(inner)") == 1
 
 
