@@ -218,6 +218,38 @@ def _few_extended(model, name: cst.Name) -> bool:
     return bool(bindings) and count <= _FEW
 
 
+def over_listed_values(model, loop: cst.CSTNode) -> bool:
+    """A loop over a handful of values listed in the code: `for fused in (False, True)`,
+    `for dtype in dtypes` with `dtypes = [f16, f32]`. A short `range(4)` does not count:
+    it often stands for a step loop, shortened."""
+    if isinstance(loop, cst.For):
+        iterable = loop.iter
+    elif isinstance(loop, _COMPREHENSIONS):
+        iterable = loop.for_in.iter
+    else:
+        return False
+    if isinstance(iterable, cst.Call) and model.qualname(iterable.func) in _ORDER_KEEPING \
+            and iterable.args and all(a.keyword is None and not a.star for a in iterable.args):
+        return all(_listed(model, a.value) for a in iterable.args)
+    return _listed(model, iterable)
+
+
+def _listed(model, iterable) -> bool:
+    if isinstance(iterable, cst.Call):
+        return False  # `range(...)`
+    return _few_values(model, iterable)
+
+
+def repeats_over_steps(model, node: cst.CSTNode) -> bool:
+    """Whether some loop around `node` in its function is not over listed values."""
+    loop = repeating_loop(model, node)
+    while loop is not None:
+        if not over_listed_values(model, loop):
+            return True
+        loop = repeating_loop(model, loop)
+    return False
+
+
 def repeats_many_times(model, node: cst.CSTNode) -> bool:
     """Whether some loop around `node` in its function has more than a handful of iterations."""
     loop = repeating_loop(model, node)
@@ -252,7 +284,7 @@ def _once_per_pass(model, node, repeated, seen) -> bool:
         return True
     # Not itself beside a step loop: then every call that repeats it must be.
     calls = [c for c in model.nodes(cst.Call) if called_function(model, c) is owner
-             and (repeats_many_times(model, c) or model.function_of(c) in repeated)]
+             and (repeats_over_steps(model, c) or model.function_of(c) in repeated)]
     return bool(calls) and all(_once_per_pass(model, c, repeated, seen) for c in calls)
 
 
@@ -526,7 +558,7 @@ def bound_name(model, created: cst.Call) -> Optional[cst.Name]:
 def repeated_functions(model) -> set[FunctionInfo]:
     """Functions of this file called on every iteration of some loop, directly or
     through other such functions: whatever they create, they create again and again.
-    A loop over a handful of values stated in the code (`for fused in (False, True)`)
+    A loop over a handful of values listed in the code (`for fused in (False, True)`)
     calls it a bounded, deliberate number of times: that does not count."""
     callers: dict[FunctionInfo, list[cst.Call]] = {}
     for call in model.nodes(cst.Call):
@@ -541,7 +573,7 @@ def repeated_functions(model) -> set[FunctionInfo]:
             if callee in repeated:
                 continue
             for call in calls:
-                if repeats_many_times(model, call) or model.function_of(call) in repeated:
+                if repeats_over_steps(model, call) or model.function_of(call) in repeated:
                     repeated.add(callee)
                     changed = True
                     break

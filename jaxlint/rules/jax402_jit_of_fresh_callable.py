@@ -49,8 +49,8 @@ class JitOfFreshCallable(Rule):
         loop = rc.repeating_loop(model, created)
         owner = model.function_of(created)
         if owner is None or owner not in self._repeated:
-            if loop is None or not rc.repeats_many_times(model, created):
-                return  # made once, or once per value of a handful stated in the code
+            if loop is None or not rc.repeats_over_steps(model, created):
+                return  # made once, or once per value of a handful listed in the code
         fresh = self._fresh(target, loop, owner)
         if fresh is None:
             return
