@@ -275,7 +275,9 @@ def once_per_pass(model, node: cst.CSTNode, repeated: set) -> bool:
 def _once_per_pass(model, node, repeated, seen) -> bool:
     loop = repeating_loop(model, node)
     if loop is not None:
-        return isinstance(loop, (cst.For, cst.While)) and _runs_step_loop(model, loop.body, node)
+        # A loop that takes a batch each pass (`next(dataset)`) is itself a step loop.
+        return isinstance(loop, (cst.For, cst.While)) and _runs_step_loop(model, loop.body, node) \
+            and not _takes_a_batch(model, loop.body)
     owner = model.function_of(node)
     if owner is None or owner in seen or isinstance(owner.node, cst.Lambda):
         return False
@@ -297,6 +299,19 @@ def _runs_step_loop(model, region: cst.CSTNode, node: cst.CSTNode) -> bool:
             continue
         if isinstance(cur, (cst.For, cst.While)) and not loop_body_contains(cur, node, model) \
                 and _step_loop(model, cur):
+            return True
+        stack.extend(children(cur))
+    return False
+
+
+def _takes_a_batch(model, region: cst.CSTNode) -> bool:
+    """Whether `region` calls `next(...)` itself, outside its nested loops and functions."""
+    stack = [region]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
+            continue
+        if isinstance(cur, cst.Call) and model.qualname(cur.func) == "builtins.next":
             return True
         stack.extend(children(cur))
     return False
