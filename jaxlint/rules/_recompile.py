@@ -28,6 +28,8 @@ _INJECTIVE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _PASSING_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.abs"})
 # A loop over at most this many literal values compiles a bounded, deliberate set.
 _FEW = 8
+# A table of configurations written out in the code: each entry typed by hand.
+_LISTED = 32
 # Iterables as long as their arguments: `enumerate((1, 2, 4))` has three items.
 _ORDER_KEEPING = frozenset({"builtins.enumerate", "builtins.zip", "builtins.reversed"})
 # Loops over a container the program holds, as long as a config says: not a step loop.
@@ -182,8 +184,6 @@ def _few_values(model, iterable: cst.BaseExpression) -> bool:
     or a short `range`, also `range(len(sizes))`."""
     if isinstance(iterable, cst.Name):
         values = model.assigned_values(iterable)
-        if values is None:
-            return _few_extended(model, iterable)
         return bool(values) and all(isinstance(v, (cst.Tuple, cst.List, cst.Set))
                                     and _few_values(model, v) for v in values)
     if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
@@ -198,29 +198,11 @@ def _few_values(model, iterable: cst.BaseExpression) -> bool:
     return _few(iterable)
 
 
-def _few_extended(model, name: cst.Name) -> bool:
-    """`dtypes = [f16, f32]`, then `dtypes += [f64]` where x64 is on: a handful in all."""
-    if model.comprehension_variable(name):
-        return False
-    bindings = model.scope_of(name).lookup(name.value)
-    count = 0
-    for b in bindings or ():
-        node = b.node
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            value = node.value
-        elif isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
-            value = node.value
-        else:
-            return False
-        if not (isinstance(value, (cst.Tuple, cst.List)) and _few_values(model, value)):
-            return False
-        count += len(value.elements)
-    return bool(bindings) and count <= _FEW
-
-
 def over_listed_values(model, loop: cst.CSTNode) -> bool:
-    """A loop over a handful of values listed in the code: `for fused in (False, True)`,
-    `for dtype in dtypes` with `dtypes = [f16, f32]`. A short `range(4)` does not count:
+    """A loop over values written out in the code: `for fused in (False, True)`,
+    `for dtype in dtypes` with `dtypes = [f16, f32]`, `for name in SETTINGS` with
+    `SETTINGS = {...}` of a few configurations, `zip(solvers, axes)` with a listed
+    `solvers`. Each value is one deliberate compile. A short `range(4)` does not count:
     it often stands for a step loop, shortened."""
     if isinstance(loop, cst.For):
         iterable = loop.iter
@@ -228,16 +210,33 @@ def over_listed_values(model, loop: cst.CSTNode) -> bool:
         iterable = loop.for_in.iter
     else:
         return False
-    if isinstance(iterable, cst.Call) and model.qualname(iterable.func) in _ORDER_KEEPING \
-            and iterable.args and all(a.keyword is None and not a.star for a in iterable.args):
-        return all(_listed(model, a.value) for a in iterable.args)
     return _listed(model, iterable)
 
 
-def _listed(model, iterable) -> bool:
+def _listed(model, iterable, depth: int = 0) -> bool:
     if isinstance(iterable, cst.Call):
-        return False  # `range(...)`
-    return _few_values(model, iterable)
+        q = model.qualname(iterable.func)
+        args = [a.value for a in iterable.args if a.keyword is None and not a.star]
+        if q not in _ORDER_KEEPING or not args or len(args) != len(iterable.args):
+            return False  # `range(...)`, or a call that makes its own sequence
+        if q == "builtins.zip":
+            return any(_listed(model, a, depth) for a in args)  # as long as the shortest
+        return _listed(model, args[0], depth)
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
+        return len(iterable.elements) <= _LISTED and not any(
+            isinstance(e, (cst.StarredElement, cst.StarredDictElement)) for e in iterable.elements)
+    if isinstance(iterable, cst.Name) and depth == 0 and not model.comprehension_variable(iterable):
+        bindings = model.scope_of(iterable).lookup(iterable.value)
+        values = []
+        for b in bindings or ():
+            node = b.node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                    or isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+                values.append(node.value)
+            else:
+                return False
+        return bool(values) and all(_listed(model, v, depth + 1) for v in values)
+    return False
 
 
 def repeats_over_steps(model, node: cst.CSTNode) -> bool:
