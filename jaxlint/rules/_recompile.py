@@ -337,8 +337,9 @@ def _step_iterable(model, it: cst.BaseExpression) -> bool:
         return any(a.keyword is None and not a.star and _step_iterable(model, a.value) for a in it.args)
     if q == "builtins.range":
         return not _few(it)
-    if q is not None and q.startswith(("builtins.", "jax.")):
-        return False  # `list(...)`, `sorted(...)`, `jax.devices()`: a container, not a data stream
+    if q is not None and q.startswith(("builtins.", "jax.", "numpy.")):
+        # `sorted(...)`, `jax.devices()`, `np.random.choice(n, 8)`: a container, not a data stream
+        return False
     return not (isinstance(it.func, cst.Attribute) and it.func.attr.value in _CONTAINER_VIEWS)
 
 
