@@ -317,13 +317,40 @@ def _takes_a_batch(model, region: cst.CSTNode) -> bool:
 
 
 def _step_loop(model, loop) -> bool:
-    """A loop over data or steps: a `while`, a long `range`, or an iterator some call
-    makes (`ds.as_numpy_iterator()`, `tqdm(loader)`). Not a loop over a Python
-    container of the program (`for k, v in metrics.items()`, `for c in carry`,
-    `for d in jax.devices()`), which is as long as a config or the machine says."""
-    if isinstance(loop, cst.While):
-        return True
-    return not short_loop(model, loop) and _step_iterable(model, loop.iter)
+    """A loop over data or steps: over an iterator some call makes (`ds.as_numpy_iterator()`,
+    `prefetch(ds)`), or a `while` or long `range` whose body does a step's work (takes a
+    batch, calls JAX or a jitted function, or a step function passed in). Not a loop over
+    a Python container of the program (`for k, v in metrics.items()`, `for c in carry`,
+    `for d in jax.devices()`), nor one that only reads files or builds lists."""
+    if isinstance(loop, cst.For):
+        if short_loop(model, loop) or over_listed_values(model, loop):
+            return False
+        it = loop.iter
+        if isinstance(it, cst.Call) and model.qualname(it.func) not in ("builtins.range", *_ORDER_KEEPING) \
+                and _step_iterable(model, it):
+            return True
+        if not (isinstance(it, cst.Call) and model.qualname(it.func) == "builtins.range") \
+                and not _step_iterable(model, it):
+            return False
+    return _does_step_work(model, loop.body)
+
+
+def _does_step_work(model, body: cst.CSTNode) -> bool:
+    stack = [body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(cur, cst.Call):
+            q = model.qualname(cur.func) or ""
+            if q == "builtins.next" or q.startswith("jax.") or jitted_callee(model, cur) is not None:
+                return True
+            if isinstance(cur.func, cst.Name):
+                bindings = model.scope_of(cur.func).lookup(cur.func.value)
+                if bindings and all(b.kind == "param" for b in bindings):
+                    return True  # `eval_step_fn(state, batch)`: a step function passed in
+        stack.extend(children(cur))
+    return False
 
 
 def _step_iterable(model, it: cst.BaseExpression) -> bool:
