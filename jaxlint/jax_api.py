@@ -388,6 +388,13 @@ RANDOM_SAMPLERS: frozenset[str] = frozenset(
         "randint", "rayleigh", "t", "triangular", "truncated_normal", "uniform", "wald",
         "weibull_min",
     ))
+#: Samplers that reorder their argument by the key alone: one key permutes arrays of
+#: the same length the same way, which keeps their rows aligned (x and its labels).
+ALIGNING_SAMPLERS: frozenset[str] = frozenset({"jax.random.permutation"})
+#: Calls that choose, per element, between their arms (the arguments from this
+#: index on): no element of the result reads two arms, so numbers drawn in different
+#: arms never meet, whichever key drew them.
+CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "jax.numpy.where": 1}
 #: jax.random functions that consume their key to make new ones: splitting the
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)

@@ -46,9 +46,12 @@ def stored_key_findings(flow) -> list[KeyFinding]:
             if any(b.node is loop or loop in set(model.ancestors(b.node)) for b in bindings):
                 continue  # a new object on each iteration
         draw = drawers[callee]
-        reported.add(draw)
         repeat = KeyUse(call, draw.key, draw.base, draw.kind, model.module.code_for_node(call.func),
                         model.function_of(call), model.order[call])
+        anchor = flow._anchor(call)
+        if anchor is None or not flow.repeats_meet(repeat, loop, anchor=anchor):
+            continue  # each iteration's numbers are used on their own (a test case's input)
+        reported.add(draw)
         out.append(KeyFinding("JAX502", draw, None, loop, through=repeat))
     return out
 
