@@ -425,6 +425,13 @@ BLOCKING_FUNCTIONS: frozenset[str] = frozenset({
     "builtins.repr", "builtins.str", "builtins.format",
 })
 BLOCKING_METHODS: frozenset[str] = frozenset({"block_until_ready", "item", "tolist"})
+#: Ahead-of-time steps of a jitted function (`jax.jit(f).lower(x).compile()`): they
+#: trace, lower and compile on the host and return when done, reading their array
+#: arguments only for shapes and dtypes; a timer around them times the compiler.
+AOT_METHODS: frozenset[str] = frozenset({"trace", "lower", "compile"})
+#: Modules whose functions convert a JAX array argument to a host array first
+#: (`np.dot(x, x.T)`, `np.exp(x)` return ndarrays), which waits for its computation.
+HOST_ARRAY_MODULES: tuple[str, ...] = ("numpy",)
 
 
 #: NumPy functions that return an ndarray, which is unhashable (so it cannot be a

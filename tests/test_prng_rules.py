@@ -152,13 +152,17 @@ def test_loops(lint):
             return [jax.random.normal(key) for _ in range(n)] + [
                 jax.random.uniform(key) for _ in range(n)]
         def bad_while(key, n):
-            i = 0
+            i, total = 0, 0.0
             while i < n:
-                z = jax.random.uniform(key)
+                total = total + jax.random.uniform(key)
                 i += 1
+            return total
         def bad_split(key, n):
+            out = []
             for i in range(n):
                 k1, k2 = jax.random.split(key)
+                out.append(k1)
+            return out
         def good(key, n):
             out = []
             for i in range(n):
@@ -173,8 +177,12 @@ def test_loops(lint):
             for i in range(n):
                 if i == 2:
                     return jax.random.normal(key)
+        def good_one_input_per_case(key, shapes):
+            for shape in shapes:  # each case checks its own input and drops it
+                x = jax.random.normal(key, shape)
+                assert (jax.numpy.sort(x) == jax.numpy.sort(x[::-1])).all()
     """
-    assert findings(lint, code) == [(4, "JAX502"), (5, "JAX501"), (9, "JAX502"), (13, "JAX502")]
+    assert findings(lint, code) == [(4, "JAX502"), (5, "JAX501"), (9, "JAX502"), (15, "JAX502")]
 
 
 def test_global_keys_are_not_tracked(lint):
