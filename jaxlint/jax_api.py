@@ -388,9 +388,10 @@ RANDOM_SAMPLERS: frozenset[str] = frozenset(
         "randint", "rayleigh", "t", "triangular", "truncated_normal", "uniform", "wald",
         "weibull_min",
     ))
-#: Samplers that reorder their argument by the key alone: one key permutes arrays of
-#: the same length the same way, which keeps their rows aligned (x and its labels).
-ALIGNING_SAMPLERS: frozenset[str] = frozenset({"jax.random.permutation"})
+#: Samplers that pick rows of their array argument (the second) by the key alone: one
+#: key permutes, or chooses from, arrays of the same length the same way, which keeps
+#: their rows aligned (images and their labels).
+ALIGNING_SAMPLERS: frozenset[str] = frozenset({"jax.random.permutation", "jax.random.choice"})
 #: Calls that choose, per element, between their arms (the arguments from this
 #: index on): no element of the result reads two arms, so numbers drawn in different
 #: arms never meet, whichever key drew them.

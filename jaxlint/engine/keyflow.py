@@ -340,7 +340,7 @@ class _KeyFlow(Flow):
             return None
         meetings = [{_consumer(e) for e in met} for met in self._meetings_of(use.function)]
         for previous in reversed(earlier):
-            if _recomputes(self.model, previous, use):
+            if _recomputes(self.model, previous, use) or _aligned_pair(self.model, previous, use):
                 continue
             if any(previous in met and use in met for met in meetings):
                 return previous
@@ -736,6 +736,18 @@ def _aligned_shuffle(model: FileModel, use: KeyUse, loop: cst.CSTNode) -> bool:
     if isinstance(loop, _COMPREHENSIONS):
         return args[1].value in _comprehension_targets(loop)
     return isinstance(loop, cst.For) and args[1].value in {n.value for n in target_names(loop.target)}
+
+
+def _aligned_pair(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """`choice(key, x, (n,))` then `choice(key, y, (n,))`: the same rows of x and y, so
+    each sample stays paired with its label; the calls differ in the array only."""
+    if previous.qualname != use.qualname or use.qualname not in ALIGNING_SAMPLERS:
+        return False
+    code = model.module.code_for_node
+    a, b = previous.call.args, use.call.args
+    return len(a) == len(b) >= 2 and code(a[1].value) != code(b[1].value) and all(
+        code(x.value) == code(y.value) and code(x.keyword or x) == code(y.keyword or y)
+        for i, (x, y) in enumerate(zip(a, b)) if i != 1)
 
 
 def _checked_parts(small: cst.CSTNode) -> Optional[list]:
