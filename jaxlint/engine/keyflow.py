@@ -603,6 +603,9 @@ class _Meetings(Flow):
         `def features(x): return cos(x @ w + b)`, and calls of `features` carry both."""
         if isinstance(node, cst.FunctionDef):
             own = {p.name.value for p in _params(node.params)}
+            info = self.model.function_info(node)
+            if info is not None:  # its own locals (`steps = [...]`) are not the outer `steps`
+                own |= set(info.scope.bindings) - info.scope.globals - info.scope.nonlocals
             read = self._reads(node.body, state, anchor=None, shadowed=own)
             defaults = [p.default for p in _params(node.params) if p.default is not None]
             for default in defaults:  # `def apply(v, mat=MAT)` holds MAT
