@@ -353,3 +353,33 @@ def test_numbers_meet_inside_a_check_and_through_default_arguments(lint):
             return [apply(v) for v in xs]
     """
     assert findings(lint, code) == [(7, "JAX503"), (11, "JAX501")]
+
+
+def test_a_draw_run_again_word_for_word_is_the_same_value(lint):
+    """`x = uniform(key, s)` again recomputes the `x` the name held: only the real reuse
+    (the noise drawn from the key that made `x`) is reported."""
+    code = """
+        import jax
+        def test_sample(key, fit):
+            x = jax.random.uniform(key, (10, 2))
+            y = x.sum(1) + 0.1 * jax.random.normal(key, (10,))
+            sampled = fit(x, y)
+            x = jax.random.uniform(key, (10, 2))
+            return sampled(x)
+    """
+    assert findings(lint, code) == [(5, "JAX501")]
+
+
+def test_pairs_stay_aligned_but_one_array_twice_is_reuse(lint):
+    code = """
+        import jax
+        def batch(key, x, y, n):
+            xb = jax.random.choice(key, x, (n,), replace=False)
+            yb = jax.random.choice(key, y, (n,), replace=False)
+            return xb, yb
+        def twice(key, x, n):
+            a = jax.random.choice(key, x, (n,))
+            b = jax.random.choice(key, x, (n,))
+            return a - b
+    """
+    assert findings(lint, code) == [(9, "JAX501")]

@@ -338,9 +338,11 @@ class _KeyFlow(Flow):
         repeat is meant."""
         if _says_deliberate(self.model, use):
             return None
+        if any(_recomputes(self.model, previous, use) for previous in earlier):
+            return None  # the value the name already held: it meets nothing the first did not
         meetings = [{_consumer(e) for e in met} for met in self._meetings_of(use.function)]
         for previous in reversed(earlier):
-            if _recomputes(self.model, previous, use) or _aligned_pair(self.model, previous, use):
+            if _aligned_pair(self.model, previous, use):
                 continue
             if any(previous in met and use in met for met in meetings):
                 return previous
