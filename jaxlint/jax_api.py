@@ -388,6 +388,14 @@ RANDOM_SAMPLERS: frozenset[str] = frozenset(
         "randint", "rayleigh", "t", "triangular", "truncated_normal", "uniform", "wald",
         "weibull_min",
     ))
+#: Samplers that pick rows of their array argument (the second) by the key alone: one
+#: key permutes, or chooses from, arrays of the same length the same way, which keeps
+#: their rows aligned (images and their labels).
+ALIGNING_SAMPLERS: frozenset[str] = frozenset({"jax.random.permutation", "jax.random.choice"})
+#: Calls that choose, per element, between their arms (the arguments from this
+#: index on): no element of the result reads two arms, so numbers drawn in different
+#: arms never meet, whichever key drew them.
+CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "jax.numpy.where": 1}
 #: jax.random functions that consume their key to make new ones: splitting the
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
@@ -418,6 +426,13 @@ BLOCKING_FUNCTIONS: frozenset[str] = frozenset({
     "builtins.repr", "builtins.str", "builtins.format",
 })
 BLOCKING_METHODS: frozenset[str] = frozenset({"block_until_ready", "item", "tolist"})
+#: Ahead-of-time steps of a jitted function (`jax.jit(f).lower(x).compile()`): they
+#: trace, lower and compile on the host and return when done, reading their array
+#: arguments only for shapes and dtypes; a timer around them times the compiler.
+AOT_METHODS: frozenset[str] = frozenset({"trace", "lower", "compile"})
+#: Modules whose functions convert a JAX array argument to a host array first
+#: (`np.dot(x, x.T)`, `np.exp(x)` return ndarrays), which waits for its computation.
+HOST_ARRAY_MODULES: tuple[str, ...] = ("numpy",)
 
 
 #: NumPy functions that return an ndarray, which is unhashable (so it cannot be a

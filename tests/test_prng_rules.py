@@ -152,13 +152,17 @@ def test_loops(lint):
             return [jax.random.normal(key) for _ in range(n)] + [
                 jax.random.uniform(key) for _ in range(n)]
         def bad_while(key, n):
-            i = 0
+            i, total = 0, 0.0
             while i < n:
-                z = jax.random.uniform(key)
+                total = total + jax.random.uniform(key)
                 i += 1
+            return total
         def bad_split(key, n):
+            out = []
             for i in range(n):
                 k1, k2 = jax.random.split(key)
+                out.append(k1)
+            return out
         def good(key, n):
             out = []
             for i in range(n):
@@ -173,8 +177,12 @@ def test_loops(lint):
             for i in range(n):
                 if i == 2:
                     return jax.random.normal(key)
+        def good_one_input_per_case(key, shapes):
+            for shape in shapes:  # each case checks its own input and drops it
+                x = jax.random.normal(key, shape)
+                assert (jax.numpy.sort(x) == jax.numpy.sort(x[::-1])).all()
     """
-    assert findings(lint, code) == [(4, "JAX502"), (5, "JAX501"), (9, "JAX502"), (13, "JAX502")]
+    assert findings(lint, code) == [(4, "JAX502"), (5, "JAX501"), (9, "JAX502"), (15, "JAX502")]
 
 
 def test_global_keys_are_not_tracked(lint):
@@ -345,3 +353,33 @@ def test_numbers_meet_inside_a_check_and_through_default_arguments(lint):
             return [apply(v) for v in xs]
     """
     assert findings(lint, code) == [(7, "JAX503"), (11, "JAX501")]
+
+
+def test_a_draw_run_again_word_for_word_is_the_same_value(lint):
+    """`x = uniform(key, s)` again recomputes the `x` the name held: only the real reuse
+    (the noise drawn from the key that made `x`) is reported."""
+    code = """
+        import jax
+        def test_sample(key, fit):
+            x = jax.random.uniform(key, (10, 2))
+            y = x.sum(1) + 0.1 * jax.random.normal(key, (10,))
+            sampled = fit(x, y)
+            x = jax.random.uniform(key, (10, 2))
+            return sampled(x)
+    """
+    assert findings(lint, code) == [(5, "JAX501")]
+
+
+def test_pairs_stay_aligned_but_one_array_twice_is_reuse(lint):
+    code = """
+        import jax
+        def batch(key, x, y, n):
+            xb = jax.random.choice(key, x, (n,), replace=False)
+            yb = jax.random.choice(key, y, (n,), replace=False)
+            return xb, yb
+        def twice(key, x, n):
+            a = jax.random.choice(key, x, (n,))
+            b = jax.random.choice(key, x, (n,))
+            return a - b
+    """
+    assert findings(lint, code) == [(9, "JAX501")]

@@ -36,9 +36,11 @@ from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
-from jaxlint.jax_api import (RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
+from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
                              SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
 
+# A comment where a key is made that says its uses are meant to share it.
+_SHARED = re.compile(r"\bcorrelated\b|\b(shared|same)\b.*\b(across|between|for (all|every|each|both))\b", re.I)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Methods that store their arguments in the object they are called on.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
@@ -320,14 +322,13 @@ class _KeyFlow(Flow):
         for use in self.uses_at.get(anchor, ()):
             spent = state.get(use.key, ())
             earlier = [p for p in spent if not self._exclusive(p, use)]
-            if earlier:
-                previous = self._meeting_previous(earlier, use)
-                if previous is not None:
-                    code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
-                    self.findings.append(KeyFinding(code, use, previous))
-            elif not spent:
+            previous = self._meeting_previous(earlier, use) if earlier else None
+            if previous is not None:
+                code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
+                self.findings.append(KeyFinding(code, use, previous))
+            else:  # an earlier use whose numbers never meet this one's leaves the loop's repeat
                 loop = self.loop_without_rebinding(use)
-                if loop is not None:
+                if loop is not None and self.repeats_meet(use, loop):
                     self.findings.append(KeyFinding("JAX502", use, None, loop))
             state[use.key] = spent + (use,)
 
@@ -335,13 +336,38 @@ class _KeyFlow(Flow):
         """The latest earlier consumer whose numbers meet `use`'s: then the code treats
         as independent what is not. None when they never meet, or a comment says the
         repeat is meant."""
-        if _says_deliberate(self.model, use.call):
+        if _says_deliberate(self.model, use):
             return None
-        meetings = self._meetings_of(use.function)
+        if any(_recomputes(self.model, previous, use) for previous in earlier):
+            return None  # the value the name already held: it meets nothing the first did not
+        meetings = [{_consumer(e) for e in met} for met in self._meetings_of(use.function)]
         for previous in reversed(earlier):
+            if _aligned_pair(self.model, previous, use):
+                continue
             if any(previous in met and use in met for met in meetings):
                 return previous
         return None
+
+    def repeats_meet(self, use: KeyUse, loop: cst.CSTNode, anchor: Optional[cst.CSTNode] = None) -> bool:
+        """Whether the numbers `use` draws on one iteration of `loop` meet those it draws
+        on another: carried to the next iteration, gathered in one container, or
+        stored on one object. A loop over test cases that draws an input, checks it and
+        drops it repeats a fixed input, which no two cases share. A comprehension
+        gathers every iteration's value in one list, so they always meet. `anchor`
+        stands for `use` where another call (a method that draws) runs it."""
+        if _says_deliberate(self.model, use) or _aligned_shuffle(self.model, use, loop):
+            return False
+        if isinstance(loop, _COMPREHENSIONS):
+            return True
+        function = self.model.function_of(loop)
+        if anchor is None:
+            meetings = self._meetings_of(function)
+        else:
+            uses_at = dict(self.uses_at)
+            uses_at[anchor] = [*uses_at.get(anchor, ()), use]
+            stmts = self.model.module.body if function is None else body(function.node)
+            meetings = _Meetings(self.model, uses_at).run(stmts)
+        return any(_iterations_meet(met, use, loop, self.model) for met in meetings)
 
     def _meetings_of(self, function: Optional[FunctionInfo]) -> list:
         if function not in self._meetings:
@@ -350,19 +376,29 @@ class _KeyFlow(Flow):
         return self._meetings[function]
 
     def _exclusive(self, a: KeyUse, b: KeyUse) -> bool:
-        """Whether two calls sit in different arms of one conditional expression."""
+        """Whether two calls sit in different arms of one choice: a conditional
+        expression, or `lax.select(p, a, b)`, which keeps one of its arms' numbers."""
         arms_a = {}
         child = a.call
         for anc in self.model.ancestors(a.call):
-            if isinstance(anc, cst.IfExp):
+            if self._arms(anc) and child in self._arms(anc):
                 arms_a[anc] = child
             child = anc
         child = b.call
         for anc in self.model.ancestors(b.call):
-            if anc in arms_a and arms_a[anc] is not child and anc.test not in (child, arms_a[anc]):
+            if anc in arms_a and arms_a[anc] is not child and child in self._arms(anc):
                 return True
             child = anc
         return False
+
+    def _arms(self, node: cst.CSTNode) -> tuple:
+        if isinstance(node, cst.IfExp):
+            return node.body, node.orelse
+        if isinstance(node, cst.Call):
+            first = CHOOSING_CALLS.get(self.model.qualname(node.func))
+            if first is not None and not any(arg.star or arg.keyword for arg in node.args):
+                return tuple(node.args[first:])
+        return ()
 
     # ---------------------------------------------------------------- loops
     def loop_without_rebinding(self, use: KeyUse) -> Optional[cst.CSTNode]:
@@ -498,6 +534,8 @@ class _Meetings(Flow):
         self.model = model
         self.uses_at = uses_at
         self.met: set[frozenset] = set()
+        # Per loop being walked: which pass over its body this is (1, 2).
+        self._passes: dict = {}
 
     def run(self, stmts) -> list:
         self.block(stmts, {})
@@ -540,6 +578,8 @@ class _Meetings(Flow):
         return state
 
     def header(self, node, state):
+        if isinstance(node, (cst.For, cst.While)):
+            self._passes[node] = 0  # entering the loop (again, when nested)
         if isinstance(node, cst.With):
             for item in node.items:
                 read = self._reads(item.item, state, anchor=node)
@@ -554,6 +594,7 @@ class _Meetings(Flow):
         return state
 
     def iteration(self, loop, state):
+        self._passes[loop] = self._passes.get(loop, 0) + 1
         if isinstance(loop, cst.For):
             read = self._reads(loop.iter, state, anchor=None)
             self._store(loop.target, read, state, replace=True)
@@ -564,6 +605,9 @@ class _Meetings(Flow):
         `def features(x): return cos(x @ w + b)`, and calls of `features` carry both."""
         if isinstance(node, cst.FunctionDef):
             own = {p.name.value for p in _params(node.params)}
+            info = self.model.function_info(node)
+            if info is not None:  # its own locals (`steps = [...]`) are not the outer `steps`
+                own |= set(info.scope.bindings) - info.scope.globals - info.scope.nonlocals
             read = self._reads(node.body, state, anchor=None, shadowed=own)
             defaults = [p.default for p in _params(node.params) if p.default is not None]
             for default in defaults:  # `def apply(v, mat=MAT)` holds MAT
@@ -579,7 +623,7 @@ class _Meetings(Flow):
         a meeting when there are two or more. A lambda's parameters shadow the names
         around it."""
         anchor = node if anchor == "self" else anchor
-        found: set = set(self.uses_at.get(anchor, ())) if anchor is not None else set()
+        found: set = set(map(self._tagged, self.uses_at.get(anchor, ()))) if anchor is not None else set()
         stores: list = []
         stack = [(node, frozenset(shadowed))]
         while stack:
@@ -608,6 +652,13 @@ class _Meetings(Flow):
         if len(read) > 1:
             self.met.add(read)
         return read
+
+    def _tagged(self, use: KeyUse):
+        """`use` as drawn on the current pass: on a later pass of a loop around it, its
+        numbers come from another iteration than those of the first pass."""
+        later = frozenset(loop for loop in _loops_around(self.model, use.call)
+                          if self._passes.get(loop, 0) > 1)
+        return _Again(use, later) if later else use
 
     def _value_arguments(self, call: cst.Call, stores: list) -> list:
         """The parts of a call whose numbers it reads."""
@@ -640,6 +691,68 @@ class _Meetings(Flow):
                 state[base.value] = held
                 if len(held) > 1:
                     self.met.add(held)  # two fields of one object, one batch
+
+
+@dataclass(frozen=True, eq=True)
+class _Again:
+    """A consumer's numbers drawn on a later iteration of `loops` than the first."""
+
+    use: KeyUse
+    loops: frozenset
+
+
+def _consumer(element) -> KeyUse:
+    return element.use if isinstance(element, _Again) else element
+
+
+def _later(element) -> frozenset:
+    return element.loops if isinstance(element, _Again) else frozenset()
+
+
+def _loops_around(model: FileModel, node: cst.CSTNode) -> list:
+    """The `for` / `while` loops whose body runs `node`, in its own function."""
+    out = []
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(anc, (cst.For, cst.While)) and child is anc.body:
+            out.append(anc)
+        child = anc
+    return out
+
+
+def _iterations_meet(met, use: KeyUse, loop: cst.CSTNode, model: FileModel) -> bool:
+    """`met` holds `use`'s numbers from two iterations of `loop` (the same iteration of
+    every loop around it, where the key may be new)."""
+    outer = set(_loops_around(model, loop))
+    seen = [_later(e) for e in met if _consumer(e) is use]
+    return any(a != b and a & outer == b & outer for i, a in enumerate(seen) for b in seen[i + 1:])
+
+
+def _aligned_shuffle(model: FileModel, use: KeyUse, loop: cst.CSTNode) -> bool:
+    """`[permutation(key, a) for a in arrays]`: one key permutes each array of a set
+    the same way, so their rows stay aligned; that is what the shared key is for."""
+    if use.kind is not KeyEvent.SAMPLE or use.qualname not in ALIGNING_SAMPLERS:
+        return False
+    args = [a.value for a in use.call.args if a.keyword is None or a.keyword.value == "x"]
+    if len(args) < 2 or not isinstance(args[1], cst.Name):
+        return False
+    if isinstance(loop, _COMPREHENSIONS):
+        return args[1].value in _comprehension_targets(loop)
+    return isinstance(loop, cst.For) and args[1].value in {n.value for n in target_names(loop.target)}
+
+
+def _aligned_pair(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """`choice(key, x, (n,))` then `choice(key, y, (n,))`: the same rows of x and y, so
+    each sample stays paired with its label; the calls differ in the array only."""
+    if previous.qualname != use.qualname or use.qualname not in ALIGNING_SAMPLERS:
+        return False
+    code = model.module.code_for_node
+    a, b = previous.call.args, use.call.args
+    return len(a) == len(b) >= 2 and code(a[1].value) != code(b[1].value) and all(
+        code(x.value) == code(y.value) and code(x.keyword or x) == code(y.keyword or y)
+        for i, (x, y) in enumerate(zip(a, b)) if i != 1)
 
 
 def _checked_parts(small: cst.CSTNode) -> Optional[list]:
@@ -675,14 +788,50 @@ def _params(params: cst.Parameters) -> list:
     return out
 
 
-def _says_deliberate(model: FileModel, call: cst.Call) -> bool:
-    """A comment on the statement of `call`, or just above it, says the key is reused
-    on purpose (`# the same key: identical init`)."""
-    for anc in model.ancestors(call):
+def _says_deliberate(model: FileModel, use: KeyUse) -> bool:
+    """A comment says the key is reused on purpose (`# the same key: identical init`):
+    on the statement of the use, just above it or among the lines of its arguments,
+    or on the statement that made the key (`# correlated crop between views`)."""
+    if _comment_says(model, use.call, _DELIBERATE, inside=True):
+        return True
+    bindings = model.scope_of(use.call).lookup(use.base) or []
+    made = [b for b in bindings if b.order < use.order and b.kind == "assign"]
+    return bool(made) and _comment_says(model, max(made, key=lambda b: b.order).node, _SHARED, inside=False)
+
+
+def _comment_says(model: FileModel, node: cst.CSTNode, says: re.Pattern, inside: bool) -> bool:
+    for anc in [node, *model.ancestors(node)]:
         if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             comments = [line.comment for line in anc.leading_lines if line.comment is not None]
             trailing = getattr(anc, "trailing_whitespace", None)
             if trailing is not None and trailing.comment is not None:
                 comments.append(trailing.comment)
-            return any(_DELIBERATE.search(c.value) for c in comments)
+            if inside:
+                comments += _comments_in(node)
+            return any(says.search(c.value) for c in comments)
     return False
+
+
+def _comments_in(node: cst.CSTNode) -> list:
+    """The comments between a call's parentheses (libcst keeps them in its whitespace)."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Comment):
+            out.append(n)
+        stack.extend(n.children)
+    return out
+
+
+def _recomputes(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """`x = uniform(key, shape)` run again, word for word, into the same name: it
+    makes the value `x` already holds, so no one takes the two for independent draws."""
+    statements = []
+    for one in (previous, use):
+        parent = model.parent(one.call)
+        if not (isinstance(parent, cst.Assign) and parent.value is one.call):
+            return False
+        statements.append(parent)
+    code = model.module.code_for_node
+    return code(statements[0].value) == code(statements[1].value) and \
+        [code(t.target) for t in statements[0].targets] == [code(t.target) for t in statements[1].targets]

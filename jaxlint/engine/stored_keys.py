@@ -15,7 +15,7 @@ from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.keyflow import (
     _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument,
 )
-from jaxlint.engine.model import FileModel
+from jaxlint.engine.model import FileModel, walk
 from jaxlint.jax_api import RANDOM_SAMPLERS, RANDOM_SPLITTERS
 
 
@@ -46,11 +46,31 @@ def stored_key_findings(flow) -> list[KeyFinding]:
             if any(b.node is loop or loop in set(model.ancestors(b.node)) for b in bindings):
                 continue  # a new object on each iteration
         draw = drawers[callee]
-        reported.add(draw)
         repeat = KeyUse(call, draw.key, draw.base, draw.kind, model.module.code_for_node(call.func),
                         model.function_of(call), model.order[call])
+        anchor = flow._anchor(call)
+        if anchor is None or not (_mixed_in(model, draw) or flow.repeats_meet(repeat, loop, anchor=anchor)):
+            continue  # a maker of inputs, whose each call's numbers are used on their own
+        reported.add(draw)
         out.append(KeyFinding("JAX502", draw, None, loop, through=repeat))
     return out
+
+
+def _mixed_in(model: FileModel, draw: KeyUse) -> bool:
+    """The method computes with its draw (`mu + sigma * eps`): noise it injects, meant
+    to be new on each call. A method that only returns its draws makes inputs, and a
+    loop over test cases may want the same input for each."""
+    names = {draw.call}
+    parent = model.parent(draw.call)
+    if isinstance(parent, cst.Assign):
+        names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+    for op in model.nodes(cst.BinaryOperation):
+        if model.function_of(op) is not draw.function:
+            continue
+        parts = [n for n in walk(op) if isinstance(n, cst.Name) and n.value in names or n is draw.call]
+        if parts:
+            return True
+    return False
 
 
 def _method_called(model: FileModel, func: cst.BaseExpression) -> Optional[FunctionInfo]:

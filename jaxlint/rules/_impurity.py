@@ -53,11 +53,57 @@ def trace_time_function(model, node: cst.CSTNode, want: str = "traced") -> Optio
     func = model.function_of(node)
     while func is not None:
         if func.traced:
+            if _branch_skipped_when_traced(model, func, node):
+                return None
             return func if getattr(func, want) else None
         if not _runs_during_enclosing_call(model, func):
             return None
         func = func.enclosing
     return None
+
+
+def _branch_skipped_when_traced(model, func: FunctionInfo, node: cst.CSTNode) -> bool:
+    """`if rng is None: self.rng = ...` in a helper that every traced caller hands an
+    `rng`: `is None` is a Python test, False for the tracer it gets, so the branch
+    runs only on the eager path."""
+    contexts = list(func.contexts.values())
+    if not contexts or any(c.via != "helper" or not isinstance(c.origin, cst.Call) for c in contexts):
+        return False
+    child = node
+    for anc in model.ancestors(node):
+        if anc is func.node:
+            return False
+        if isinstance(anc, cst.If) and child is anc.body:
+            param = _none_tested(anc.test)
+            if param in func.all_params and all(_passes(func, c.origin, param) for c in contexts):
+                return True
+        child = anc
+    return False
+
+
+def _none_tested(test: cst.BaseExpression) -> Optional[str]:
+    """`p` for `if p is None`."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, cst.Is) and isinstance(test.left, cst.Name) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) \
+            and test.comparisons[0].comparator.value == "None":
+        return test.left.value
+    return None
+
+
+def _passes(func: FunctionInfo, call: cst.Call, param: str) -> bool:
+    """Whether `call` gives `param` a value other than `None`."""
+    for arg in call.args:
+        if arg.star:
+            return False
+        if arg.keyword is not None and arg.keyword.value == param:
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+    positional = [a for a in call.args if a.keyword is None]
+    params = func.positional[1:] if func.is_method and isinstance(call.func, cst.Attribute) else func.positional
+    if param in params and params.index(param) < len(positional):
+        value = positional[params.index(param)].value
+        return not (isinstance(value, cst.Name) and value.value == "None")
+    return False
 
 
 # Per model: FunctionInfo -> whether it runs while its enclosing function runs.

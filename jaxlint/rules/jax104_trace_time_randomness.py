@@ -44,7 +44,7 @@ class TraceTimeRandomness(Rule):
                 continue
             # Only cached traces freeze the value; vmap and grad rerun the Python code.
             func = trace_time_function(model, call, "cached")
-            if func is None:
+            if func is None or self._runs_once(func):
                 continue
             name = " ".join(model.module.code_for_node(call.func).split())
             if kind == "clock":
@@ -56,6 +56,27 @@ class TraceTimeRandomness(Rule):
                        f"same baked-in numbers; use jax.random with a key argument "
                        f"(jax.random.split it per call)")
             yield self.report(call, msg, func, baked=name)
+
+    def _runs_once(self, func) -> bool:
+        """`data_fn = jax.jit(gen_data)` called at one place, outside any loop: its one
+        trace draws once, which is what an eager call would do too."""
+        model = self.model
+        names = set()
+        for context in func.contexts.values():
+            if context.via == "decorator":
+                names.add(func.name)
+                continue
+            bound = model.parent(context.origin) if context.origin is not None else None
+            if context.via != "wrapper" or not isinstance(bound, cst.Assign) or len(bound.targets) != 1 \
+                    or not isinstance(bound.targets[0].target, cst.Name) or model.function_of(bound) is not None:
+                return False
+            names.add(bound.targets[0].target.value)
+        uses = [n for n in model.nodes(cst.Name) if n.value in names
+                and not isinstance(model.parent(n), (cst.AssignTarget, cst.FunctionDef))]
+        if len(uses) != 1:
+            return False
+        call = model.parent(uses[0])
+        return isinstance(call, cst.Call) and call.func is uses[0] and model.in_loop(call) is None
 
     def _kind(self, call: cst.Call) -> Optional[str]:
         model = self.model

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
-from jaxlint.jax_api import (BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS,
+from jaxlint.jax_api import (AOT_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
 from jaxlint.notebook import TIMED_MARKER
 from jaxlint.rules.base import Rule
@@ -299,9 +299,15 @@ class TimingWithoutBlock(Rule):
     def _last_work(self, region: list[cst.Call], func: Optional[FunctionInfo]) -> Optional[cst.Call]:
         work = None
         for call in region:
-            if self.model.function_of(call) is func and self._is_jax_work(call):
+            if self.model.function_of(call) is func and self._is_jax_work(call) \
+                    and not self._compiled_only(call):
                 work = call
         return work
+
+    def _compiled_only(self, call: cst.Call) -> bool:
+        """An argument of `f.lower(x)` (or `.trace`): lowering reads its shape only, and
+        the clock around it times the compiler, which runs on the host."""
+        return any(isinstance(anc, cst.Call) and _aot_step(anc) for anc in self.model.ancestors(call))
 
     def _is_jax_work(self, call: cst.Call) -> bool:
         """A call that dispatches JAX computations and returns before they finish."""
@@ -320,6 +326,9 @@ class TimingWithoutBlock(Rule):
         """A function of this file that is jitted, or that calls jnp / lax directly."""
         if _computes_nothing(info):
             return False  # `pass`, `return state`: a benchmark of the dispatch itself
+        if any(isinstance(r.value, cst.Call) and _aot_step(r.value) for r in walk(info.node)
+               if isinstance(r, cst.Return)):
+            return False  # `return jax.jit(f).lower(x).compile()`: it compiles, on the host
         if any(c.via in ("decorator", "wrapper") and c.cached for c in info.contexts.values()):
             return True
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
@@ -355,11 +364,23 @@ class TimingWithoutBlock(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in BLOCKING_METHODS:
             return True
         q = self.model.qualname(func)
+        if q is not None and q.split(".", 1)[0] in HOST_ARRAY_MODULES and q not in BLOCKING_FUNCTIONS:
+            return any(self.model.value(a.value).array for a in call.args)
         if q not in BLOCKING_FUNCTIONS or not call.args:
             return False
         if q in _FORMATTERS:
             return any(not isinstance(a.value, _STRINGS) for a in call.args if a.keyword is None)
         return True
+
+
+def _aot_step(call: cst.Call) -> bool:
+    """`f.lower(x)`, `f.trace(x)`, and `.compile()` of one of them (not `re.compile`)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in AOT_METHODS:
+        return False
+    if func.attr.value == "compile":
+        return isinstance(func.value, cst.Call) and _aot_step(func.value)
+    return True
 
 
 def _names(node: cst.CSTNode):
