@@ -97,9 +97,21 @@ def _lint_text_here(text: str, path: str, settings: Settings, codes: Optional[fr
 def _lint_text(text: str, path: str, settings: Settings,
                codes: Optional[frozenset[str]], apply_noqa: bool,
                pieces: Optional[PieceCache] = None) -> FileResult:
+    if not needs_analysis(text, settings):
+        return FileResult(path)
+    return analyse_text(text, path, settings, codes, apply_noqa, pieces)
+
+
+def needs_analysis(text: str, settings: Settings) -> bool:
+    """Whether the rules run on `text` at all (a file that never mentions jax, or is exempt, has no findings)."""
+    return mentions_jax(text, _extra_roots(settings)) and not noqa.file_is_exempt(text)
+
+
+def analyse_text(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
+                 apply_noqa: bool = True, pieces: Optional[PieceCache] = None) -> FileResult:
+    """Parse, model and rules on `text`, with no pre-filter, in this process (the caller
+    disables the cyclic collector, as `_lint_text_here` does)."""
     result = FileResult(path)
-    if not mentions_jax(text, _extra_roots(settings)) or noqa.file_is_exempt(text):
-        return result
     module, tree = parse_source_and_tree(text, path, pieces)
     if isinstance(module, Diagnostic):
         result.diagnostics.append(module)

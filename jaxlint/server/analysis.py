@@ -3,9 +3,10 @@
 Nothing here is the server's own analysis. Settings come from the nearest
 pyproject.toml exactly as `jaxlint check` reads them; findings from `lint_text`
 (notebooks: `notebook.lint_notebook`, cells together); fix-all from `fix_text` /
-`fix_notebook`, the code of `--fix`. The only thing kept between calls is each
-document's parsed top-level statements (`source.PieceCache`), so an edit re-parses
-only the statements it touched.
+`fix_notebook`, the code of `--fix`. What is kept between calls is each
+document's `incremental.Document`: its parsed top-level statements and its last
+findings, so that an edit re-analyses only the statements it touched and those linked
+to them, with the findings of a full run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Optional, Union
 from jaxlint import processes
 from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.finding import Diagnostic, FileResult
-from jaxlint.source import PieceCache
+from jaxlint.incremental import Document
 
 # A notebook as the server holds it: (cell kind "code" | "markdown", text) per cell, in order.
 Cells = list[tuple[str, str]]
@@ -42,28 +43,26 @@ def notebook_bytes(cells: Cells) -> bytes:
 
 
 class Analysis:
-    """The worker's state: parsed statements per open document."""
+    """The worker's state: per open document, its incremental state."""
 
     def __init__(self) -> None:
-        self._pieces: dict[str, PieceCache] = {}
+        self._documents: dict[str, Document] = {}
 
     def ping(self) -> str:
         return "pong"
 
     def lint(self, key: str, path: str, text: str) -> FileResult:
-        from jaxlint.linter import lint_text
-
         settings = settings_for(path)
         if isinstance(settings, Diagnostic):
             return FileResult(path, diagnostics=[settings])
         if settings.is_excluded(path):
             return FileResult(path)
-        pieces = self._pieces.setdefault(key, PieceCache())
+        document = self._documents.setdefault(key, Document())
         processes.cap_memory(settings.memory_limit)
         try:
-            return lint_text(text, path, settings, pieces=pieces)
+            return document.lint(text, path, settings)
         except MemoryError:
-            self._pieces.pop(key, None)
+            self._documents.pop(key, None)
             return FileResult(path, diagnostics=[Diagnostic(path, processes.memory_message(settings.memory_limit))])
 
     def lint_notebook(self, path: str, cells: Cells) -> FileResult:
@@ -84,7 +83,7 @@ class Analysis:
         settings = settings_for(path)
         if isinstance(settings, Diagnostic) or settings.is_excluded(path):
             return None
-        pieces = self._pieces.setdefault(key, PieceCache())
+        pieces = self._documents.setdefault(key, Document()).pieces
         result = fix_text(text, path, settings, unsafe=False,
                           lint=lambda t: lint_text(t, path, settings, pieces=pieces))
         return result.new if result.changed else None
@@ -102,4 +101,4 @@ class Analysis:
         return {n: new for n, (_, new) in result.cells.items()}
 
     def forget(self, key: str) -> None:
-        self._pieces.pop(key, None)
+        self._documents.pop(key, None)
