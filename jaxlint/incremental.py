@@ -39,6 +39,7 @@ import gc
 import itertools
 import re
 import warnings
+from collections import Counter
 from typing import Optional
 
 from jaxlint.config import Settings
@@ -48,6 +49,8 @@ from jaxlint.source import PieceCache
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 # Line breaks of str.splitlines that Python's do not have (JAX100 numbers lines by splitlines).
 _ODD_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# How a message names a line (`model.line_of`): "rebound on line 12".
+_LINE_REF = re.compile(r"\bline (\d+)")
 # Names that bind or read module-level names no Name node shows.
 _DYNAMIC = frozenset({"setattr", "delattr", "globals", "locals", "vars", "exec", "eval",
                       "__dict__", "__import__", "import_module", "__getattr__", "__builtins__"})
@@ -55,6 +58,9 @@ _DYNAMIC = frozenset({"setattr", "delattr", "globals", "locals", "vars", "exec",
 SINK, DEF, OTHER = "import", "def", "other"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
+# The model follows the program's order (engine/order.py) for up to 20,000 events: past
+# about as many lines, a part of the file may follow further than the whole did.
+_MAX_EVENT_LINES = 20_000
 # A re-analysis larger than this share of the file's lines is a full one.
 MAX_SHARE = 0.5
 
@@ -62,7 +68,8 @@ MAX_SHARE = 0.5
 class _Span:
     """One top-level statement (or several sharing a line), as lines of the document."""
 
-    __slots__ = ("n", "text", "kind", "defs", "names", "context", "dynamic")
+    __slots__ = ("n", "text", "kind", "defs", "names", "every", "sites", "declared", "context",
+                 "dynamic", "file_wide")
 
     def __init__(self, n: int, text: str, nodes: list[ast.stmt]):
         self.n = n
@@ -73,58 +80,147 @@ class _Span:
             self.kind = DEF
         else:
             self.kind = OTHER
-        self.defs, self.names, imports, self.dynamic = _summary(nodes, self.kind)
-        self.context = self.kind != DEF or imports or self.dynamic or "x64" in text.lower()
+        (self.defs, self.names, self.every, self.sites, self.declared, imports,
+         self.dynamic) = _summary(nodes, self.kind)
+        # Facts of the whole file come from it: the modules it imports, whether it turns x64 on.
+        self.file_wide = imports or self.dynamic or "x64" in text.lower()
+        self.context = self.kind != DEF or self.file_wide
 
 
 def _summary(nodes: list[ast.stmt], kind: str):
-    """(module-level names and `.attr`s bound, names and `.attr`s mentioned, imports, dynamic)."""
+    """(module-level names and `.attr`s bound, names and `.attr`s mentioned, imports, dynamic).
+
+    A name mentioned is one that may be module-level: read or bound at module level, or
+    free in a function, class, lambda or comprehension (not one of its locals)."""
     module_level = kind != DEF  # a def's own assignments bind locals
     defs: set[str] = set()
     names: set[str] = set()
+    every: set[str] = set()
+    sites: list[str] = []  # one per module-level binding
+    declared: set[str] = set()
     imports = dynamic = False
     for node in nodes:
         if kind == DEF:
             defs.update((node.name, "." + node.name))
+        used, bound = _scope(None, [node], every)
+        names |= used
+        sites.extend(bound)
+        if module_level:
+            defs.update(bound)
         for sub in ast.walk(node):
             t = type(sub)
-            if t is ast.Name:
-                names.add(sub.id)
-                if module_level and type(sub.ctx) is not ast.Load:
-                    defs.add(sub.id)
-            elif t is ast.Attribute:
+            if t is ast.Attribute:
                 names.add("." + sub.attr)
                 if type(sub.ctx) is not ast.Load:
                     defs.add("." + sub.attr)
             elif t is ast.Global:
                 defs.update(sub.names)
-            elif t in _DEFS:
-                names.add(sub.name)
-                if module_level:
-                    defs.add(sub.name)
-                if t is ast.ClassDef:
-                    defs.update("." + n for n in _class_attributes(sub))
+                declared.update(sub.names)
+            elif t is ast.ClassDef:
+                defs.update("." + n for n in _class_attributes(sub))
             elif t is ast.Import or t is ast.ImportFrom:
                 imports = True
-                for alias in sub.names:
-                    if alias.name == "*":
-                        dynamic = True
-                    bound = alias.asname or alias.name.split(".")[0]
-                    names.add(bound)
-                    if module_level:
-                        defs.add(bound)
-            elif t is ast.ExceptHandler or t is ast.MatchAs or t is ast.MatchStar:
-                if sub.name:
-                    names.add(sub.name)
-                    if module_level:
-                        defs.add(sub.name)
-            elif t is ast.MatchMapping and sub.rest:
-                names.add(sub.rest)
-                if module_level:
-                    defs.add(sub.rest)
+                dynamic = dynamic or any(alias.name == "*" for alias in sub.names)
+            elif t is ast.Name and sub.id in _DYNAMIC:
+                dynamic = True
     names |= defs
-    dynamic = dynamic or not names.isdisjoint(_DYNAMIC) or any("." + n in names for n in _DYNAMIC)
-    return frozenset(defs), frozenset(names), imports, dynamic
+    every |= names
+    dynamic = dynamic or any("." + n in names for n in _DYNAMIC)
+    return (frozenset(defs), frozenset(names), frozenset(every), Counter(sites), frozenset(declared),
+            imports, dynamic)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _outer_parts(node: ast.AST) -> list:
+    """What of a scope's node its enclosing scope evaluates: decorators, defaults,
+    annotations, base classes, a comprehension's first iterable."""
+    if isinstance(node, ast.comprehension):
+        return []
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return [node.generators[0].iter]
+    out = list(getattr(node, "decorator_list", ()))
+    if isinstance(node, ast.ClassDef):
+        return out + node.bases + [k.value for k in node.keywords]
+    a = node.args
+    out += [d for d in a.defaults + a.kw_defaults if d is not None]
+    if not isinstance(node, ast.Lambda):
+        out += [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+                if x is not None and x.annotation is not None]
+        if node.returns is not None:
+            out.append(node.returns)
+    return out
+
+
+def _inner_parts(node: ast.AST) -> list:
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        gens = node.generators
+        return [node.elt] + [g.target for g in gens] + [x for g in gens[1:] for x in [g.iter]] \
+            + [c for g in gens for c in g.ifs]
+    if isinstance(node, ast.DictComp):
+        gens = node.generators
+        return [node.key, node.value] + [g.target for g in gens] + [g.iter for g in gens[1:]] \
+            + [c for g in gens for c in g.ifs]
+    if isinstance(node, ast.Lambda):
+        return [node.body]
+    return list(node.body)
+
+
+def _scope(scope: Optional[ast.AST], body: list, every: set[str]):
+    """(names the code of `scope` may take from the module, names local to it), for
+    `scope` (None: module level, where every name is the module's) whose own code is `body`.
+    At module level, the names bound come as a list, once per binding. `every` receives
+    every name, local or not."""
+    used: set[str] = set()
+    bound: list[str] = []
+    declared: set[str] = set()
+    if scope is not None and not isinstance(scope, ast.ClassDef) and hasattr(scope, "args"):
+        a = scope.args
+        bound.extend(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None)
+    inner_free: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is ast.Name:
+            used.add(node.id)
+            if type(node.ctx) is not ast.Load:
+                bound.append(node.id)
+            continue
+        if isinstance(node, _SCOPES):
+            if t is not ast.Lambda and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                             ast.GeneratorExp)):
+                bound.append(node.name)
+                used.add(node.name)
+            stack.extend(_outer_parts(node))
+            inner_free |= _scope(node, _inner_parts(node), every)[0]
+            continue
+        if t is ast.Global:
+            declared.update(node.names)
+        elif t is ast.Import or t is ast.ImportFrom:
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                used.add(name)
+                bound.append(name)
+        elif t is ast.ExceptHandler or t is ast.MatchAs or t is ast.MatchStar:
+            if node.name:
+                used.add(node.name)
+                bound.append(node.name)
+        elif t is ast.MatchMapping and node.rest:
+            used.add(node.rest)
+            bound.append(node.rest)
+        stack.extend(ast.iter_child_nodes(node))
+    every |= used
+    every.update(bound)
+    if scope is None:
+        return used | inner_free, bound
+    local = set(bound) - declared
+    if isinstance(scope, ast.ClassDef):
+        # A class body's names are not its methods': their free names go out unfiltered.
+        return (used - local) | inner_free | declared, local
+    return ((used | inner_free) - local) | declared, local
 
 
 def _class_attributes(node: ast.ClassDef):
@@ -173,17 +269,18 @@ def _spans(body: list[ast.stmt], lines: list[str], base: int, end: int) -> Optio
 class Document:
     """One open document: its last text, spans and findings, and parse caches."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_share: float = MAX_SHARE) -> None:
+        self.max_share = max_share
         self.pieces = PieceCache()  # for full runs
         self._slice_pieces = PieceCache()  # for re-analyses
         self._settings: Optional[tuple] = None
         self._lines: list[str] = []
         self._spans: Optional[list[_Span]] = None
         self._result: Optional[FileResult] = None
-        self._mentions: dict[str, set[_Span]] = {}
-        self._definers: dict[str, set[_Span]] = {}  # spans other than imports that bind the name
-        # What the latest lint did: "full", or "incremental" with its share of the file.
-        self.last: tuple = ("full",)
+        self._reset_index()
+        # What the latest lint did: ("full", why), or ("incremental", share of the file
+        # analysed, statements re-analysed).
+        self.last: tuple = ("full", "first version")
 
     def lint(self, text: str, path: str, settings: Settings) -> FileResult:
         from jaxlint.linter import lint_text
@@ -198,11 +295,12 @@ class Document:
             finally:
                 if enabled:
                     gc.enable()
+        else:
+            self.last = ("full", "first version" if self._spans is None else "settings changed")
         if result is None:
             self._spans = None
             result = lint_text(text, path, settings, pieces=self.pieces)
             self._remember(text, settings, result)
-            self.last = ("full",)
         self._settings = key
         return result
 
@@ -210,7 +308,7 @@ class Document:
     def _remember(self, text: str, settings: Settings, result: FileResult) -> None:
         from jaxlint.linter import needs_analysis
 
-        self._mentions, self._definers = {}, {}
+        self._reset_index()
         if result.diagnostics or not needs_analysis(text, settings) or _ODD_BREAKS.search(text):
             return
         tree = _parse(text)
@@ -222,26 +320,50 @@ class Document:
             self._index(span)
         self._lines, self._spans, self._result = lines, spans, result
 
+    def _reset_index(self) -> None:
+        self._mentions: dict[str, set[_Span]] = {}  # by the names a span may take from the module
+        self._every: dict[str, set[_Span]] = {}  # by every name, local ones too
+        self._definers: dict[str, set[_Span]] = {}  # spans other than imports that bind the name
+        self._sites: Counter = Counter()  # module-level bindings of each name
+        self._declared: Counter = Counter()  # spans declaring the name `global`
+
     def _index(self, span: _Span) -> None:
         for name in span.names:
             self._mentions.setdefault(name, set()).add(span)
+        for name in span.every:
+            self._every.setdefault(name, set()).add(span)
         if span.kind != SINK:
             for name in span.defs:
                 self._definers.setdefault(name, set()).add(span)
+        self._sites.update(span.sites)
+        self._declared.update(span.declared)
 
     def _unindex(self, span: _Span) -> None:
         for name in span.names:
             self._mentions[name].discard(span)
+        for name in span.every:
+            self._every[name].discard(span)
         if span.kind != SINK:
             for name in span.defs:
                 self._definers[name].discard(span)
+        self._sites.subtract(span.sites)
+        self._declared.subtract(span.declared)
+
+    def _rebound(self, name: str) -> bool:
+        """Whether the model may list `name` in `global_writes`: bound twice at module level,
+        or declared `global`. Facts keyed by that name reach every use of it, local or not."""
+        return self._sites[name] >= 2 or self._declared[name] > 0
 
     # ------------------------------------------------------------ edits
+    def _full(self, why: str) -> None:
+        self.last = ("full", why)
+        return None
+
     def _incremental(self, text: str, path: str, settings: Settings) -> Optional[FileResult]:
         from jaxlint.linter import analyse_text, needs_analysis
 
         if not needs_analysis(text, settings) or _ODD_BREAKS.search(text):
-            return None
+            return self._full("no analysis, or odd line breaks")
         old, new = self._lines, _LINE.findall(text)
         spans = self._spans
         n_old, n_new = len(old), len(new)
@@ -250,65 +372,84 @@ class Document:
         while p < common and old[p] == new[p]:
             p += 1
         if p == n_old == n_new:
+            self.last = ("unchanged",)
             return _copy(self._result)
         s = 0
         while s < common - p and old[n_old - 1 - s] == new[n_new - 1 - s]:
             s += 1
-        # The spans around the changed lines, and the line before and after them.
+        # The spans of the changed lines; for lines inserted between two, both.
         starts = list(itertools.accumulate((sp.n for sp in spans), initial=0))
         old_spans, old_firsts = spans, starts
-        lo, hi = max(p - 1, 0), min(n_old - s, n_old - 1)
+        if p < n_old - s:
+            lo, hi = p, n_old - s - 1
+        else:
+            lo, hi = max(p - 1, 0), min(p, n_old - 1)
         i0 = bisect.bisect_right(starts, lo) - 1
         i1 = max(bisect.bisect_right(starts, hi) - 1, i0)
         region_start, region_end = starts[i0], starts[i1 + 1]
         delta = n_new - n_old
         tree = _parse("".join(new[region_start:region_end + delta]))
         if tree is None:
-            return None
+            return self._full("the edited statements do not parse on their own")
         added = _spans(tree.body, new, region_start, region_end + delta)
         removed = spans[i0:i1 + 1]
-        if added is None or any(sp.kind != DEF or sp.context for sp in removed + added):
-            return None
+        if added is None:
+            return self._full("no statement left in the edited lines")
+        if any(sp.file_wide for sp in removed + added):
+            return self._full("an import or x64 edited")
 
         # From here on the document's state is the new text's (a fallback rebuilds it).
         self._spans = None
+        edited = set().union(*(sp.sites.keys() | sp.declared for sp in removed + added))
+        was_rebound = {name for name in edited if self._rebound(name)}
         for sp in removed:
             self._unindex(sp)
         for sp in added:
             self._index(sp)
         spans = spans[:i0] + added + spans[i1 + 1:]
         if any(sp.dynamic for sp in spans):
-            return None
-        affected = self._linked(added, removed)
+            return self._full("bindings no name shows (import *, setattr, globals(), ...)")
+        gone = set(map(id, removed))
+        kept = []  # (previous finding, its span), outside the edited statements
+        for f in self._result.findings:
+            span = old_spans[min(bisect.bisect_right(old_firsts, f.line - 1) - 1, len(old_spans) - 1)]
+            if id(span) not in gone:
+                kept.append((f, span))
+        # A finding whose message names a line the edit may have moved is found again.
+        named = {span for f, span in kept
+                 if any(int(n) - 1 >= region_start for n in _LINE_REF.findall(f.message))}
+        affected = self._linked(added, removed, named, was_rebound)
         starts = list(itertools.accumulate((sp.n for sp in spans), initial=0))
         chosen = [i for i, sp in enumerate(spans) if sp in affected or sp.context]
-        if sum(spans[i].n for i in chosen) > MAX_SHARE * n_new:
-            return None
+        if n_new > _MAX_EVENT_LINES and any(self._rebound(name) for name in self._sites):
+            return self._full("a large file with rebound globals")
+        if sum(spans[i].n for i in chosen) > self.max_share * n_new:
+            return self._full(f"the edit is linked to {len(affected)} statements")
 
-        # The module of the chosen spans; slice line k + offset is document line k.
+        # The module of the chosen spans; its line k + offset is document line k.
         parts, where, firsts, line = [], [], [], 0
         for i in chosen:
             parts.append(spans[i].text)
             firsts.append(line)
             where.append((starts[i] - line, spans[i] in affected))
             line += spans[i].n
-        sliced = analyse_text("".join(parts), path, settings, None, True, self._slice_pieces)
-        if sliced.diagnostics:
-            return None
 
         def to_document(line: int) -> Optional[int]:
             k = bisect.bisect_right(firsts, line - 1) - 1
             return line + where[k][0] if k >= 0 else None
 
+        sliced = analyse_text("".join(parts), path, settings, None, True, self._slice_pieces,
+                              document_line=to_document)
+        if sliced.diagnostics:
+            return self._full("a diagnostic")
         findings = []
         for f in sliced.findings:
             k = bisect.bisect_right(firsts, f.line - 1) - 1
             if k >= 0 and where[k][1]:
                 moved = _moved(f, to_document)
                 if moved is None:
-                    return None
+                    return self._full("a finding reaches outside its statement")
                 findings.append(moved)
-        gone = set(map(id, removed))
 
         def old_to_new(line: int) -> Optional[int]:
             if line - 1 < region_start:
@@ -317,14 +458,12 @@ class Document:
                 return line + delta
             return None
 
-        for f in self._result.findings:
-            k = min(bisect.bisect_right(old_firsts, f.line - 1) - 1, len(old_spans) - 1)
-            span = old_spans[k]
-            if id(span) in gone or span in affected:
+        for f, span in kept:
+            if span in affected:
                 continue
             moved = _moved(f, old_to_new)
             if moved is None:
-                return None
+                return self._full("a kept finding reaches into the edited statements")
             findings.append(moved)
         findings.sort(key=lambda f: f.sort_key)
         result = FileResult(path, findings=findings)
@@ -332,25 +471,32 @@ class Document:
         self.last = ("incremental", round(sum(spans[i].n for i in chosen) / max(n_new, 1), 3), len(affected))
         return _copy(result)
 
-    def _linked(self, added: list[_Span], removed: list[_Span]) -> set[_Span]:
-        """The spans an edit (spans `removed` became `added`) may change the findings of."""
-        affected = set(added)
-        carried = set().union(*(sp.defs for sp in removed))  # names the old text bound
-        todo = list(set().union(*(sp.names for sp in added + removed)))
+    def _linked(self, added: list[_Span], removed: list[_Span], more: set[_Span],
+                was_rebound: set[str]) -> set[_Span]:
+        """The spans whose findings an edit (spans `removed` became `added`) may change, and
+        those linked to `more`: the spans whose findings are found again. `was_rebound`: the
+        names rebound before the edit (`_rebound`) that it may have changed."""
+        affected = set(added) | more
+        carried = set().union(*(sp.defs for sp in removed + added))  # what the edit may rebind
+        todo = list(set().union(*(sp.every for sp in [*added, *removed, *more])))
         seen: set[str] = set()
-        mentions, definers = self._mentions, self._definers
+        mentions, every, definers = self._mentions, self._every, self._definers
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
-            if not definers.get(name) and name not in carried:
-                continue  # bound only by imports, or not at module level: passes nothing on
-            for sp in mentions.get(name, ()):
+            reached = ()
+            if self._rebound(name) or name in was_rebound:
+                reached = every.get(name, ())
+            elif definers.get(name) or name in carried:
+                reached = mentions.get(name, ())
+            # else: bound only by imports, or not at module level: passes nothing on
+            for sp in reached:
                 if sp not in affected:
                     affected.add(sp)
                     if sp.kind != SINK:
-                        todo.extend(sp.names)
+                        todo.extend(sp.every)
         return affected
 
 

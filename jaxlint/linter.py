@@ -108,9 +108,11 @@ def needs_analysis(text: str, settings: Settings) -> bool:
 
 
 def analyse_text(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
-                 apply_noqa: bool = True, pieces: Optional[PieceCache] = None) -> FileResult:
+                 apply_noqa: bool = True, pieces: Optional[PieceCache] = None,
+                 document_line=None) -> FileResult:
     """Parse, model and rules on `text`, with no pre-filter, in this process (the caller
-    disables the cyclic collector, as `_lint_text_here` does)."""
+    disables the cyclic collector, as `_lint_text_here` does). `document_line` maps the
+    lines of `text` to those of the document it was cut from, for the lines messages name."""
     result = FileResult(path)
     module, tree = parse_source_and_tree(text, path, pieces)
     if isinstance(module, Diagnostic):
@@ -122,6 +124,7 @@ def analyse_text(text: str, path: str, settings: Settings, codes: Optional[froze
         model = FileModel.build(module, path, settings.transforms())
         model.text = text
         model.ast_tree = tree
+        model.document_line = document_line
     except RecursionError:
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result

@@ -122,6 +122,9 @@ class FileModel:
         # statements' line numbers come from the ast instead of printing every statement.
         self.text: Optional[str] = None
         self.ast_tree = None
+        # Maps a line of this module to the line of the document it was cut from, for
+        # messages (`jaxlint.incremental` analyses some of a document's statements).
+        self.document_line = None
         self._counter = 0
 
     # ------------------------------------------------------------------ build
@@ -491,7 +494,9 @@ class FileModel:
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self.positions[node].start.line
+        """The line of a node, as a message names it (in the document the model is part of)."""
+        line = self.positions[node].start.line
+        return line if self.document_line is None else self.document_line(line)
 
     def value(self, node: cst.BaseExpression) -> Value:
         """What the value analysis found for this expression."""

