@@ -326,6 +326,7 @@ class Document:
         self._definers: dict[str, set[_Span]] = {}  # spans other than imports that bind the name
         self._sites: Counter = Counter()  # module-level bindings of each name
         self._declared: Counter = Counter()  # spans declaring the name `global`
+        self._dynamic = 0  # spans that bind names no Name shows
 
     def _index(self, span: _Span) -> None:
         for name in span.names:
@@ -337,6 +338,7 @@ class Document:
                 self._definers.setdefault(name, set()).add(span)
         self._sites.update(span.sites)
         self._declared.update(span.declared)
+        self._dynamic += span.dynamic
 
     def _unindex(self, span: _Span) -> None:
         for name in span.names:
@@ -348,6 +350,7 @@ class Document:
                 self._definers[name].discard(span)
         self._sites.subtract(span.sites)
         self._declared.subtract(span.declared)
+        self._dynamic -= span.dynamic
 
     def _rebound(self, name: str) -> bool:
         """Whether the model may list `name` in `global_writes`: bound twice at module level,
@@ -360,10 +363,9 @@ class Document:
         return None
 
     def _incremental(self, text: str, path: str, settings: Settings) -> Optional[FileResult]:
-        from jaxlint.linter import analyse_text, needs_analysis
+        from jaxlint import noqa
+        from jaxlint.linter import _extra_roots, analyse_text, mentions_jax
 
-        if not needs_analysis(text, settings) or _ODD_BREAKS.search(text):
-            return self._full("no analysis, or odd line breaks")
         old, new = self._lines, _LINE.findall(text)
         spans = self._spans
         n_old, n_new = len(old), len(new)
@@ -377,6 +379,11 @@ class Document:
         s = 0
         while s < common - p and old[n_old - 1 - s] == new[n_new - 1 - s]:
             s += 1
+        # The previous text was analysed: only the new lines can exempt this one.
+        changed = "".join(new[p:n_new - s])
+        if not mentions_jax(text, _extra_roots(settings)) \
+                or noqa.file_is_exempt(changed) or _ODD_BREAKS.search(changed):
+            return self._full("no analysis, or odd line breaks")
         # The spans of the changed lines; for lines inserted between two, both.
         starts = list(itertools.accumulate((sp.n for sp in spans), initial=0))
         old_spans, old_firsts = spans, starts
@@ -407,7 +414,7 @@ class Document:
         for sp in added:
             self._index(sp)
         spans = spans[:i0] + added + spans[i1 + 1:]
-        if any(sp.dynamic for sp in spans):
+        if self._dynamic:
             return self._full("bindings no name shows (import *, setattr, globals(), ...)")
         gone = set(map(id, removed))
         kept = []  # (previous finding, its span), outside the edited statements
