@@ -298,8 +298,12 @@ class Document:
         else:
             self.last = ("full", "first version" if self._spans is None else "settings changed")
         if result is None:
-            self._spans = None
             result = lint_text(text, path, settings, pieces=self.pieces)
+            if result.diagnostics and self._spans is not None and key == self._settings:
+                # A syntax error while typing: the next edit starts from the last version
+                # analysed (kept whole: a fallback that changed it dropped it).
+                return result
+            self._spans = None
             self._remember(text, settings, result)
         self._settings = key
         return result
