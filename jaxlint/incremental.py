@@ -7,27 +7,33 @@ touched *and everything they are linked to*, and keeps the findings of the rest.
 
 The unit is a top-level statement ("span": the statement with its decorators, the
 blank lines and comments after it up to the next statement). Two spans are linked
-when one mentions a name the other binds at module level: a function and its callers,
-a helper and its users, a class and the code that reads its attributes (a span that
-writes `x.attr` or defines a method `attr` binds `.attr`; one that reads `x.attr`
-mentions it). Imports bind names but pass nothing on: two functions that both use `jnp`
-are not linked through `import jax.numpy as jnp`. An edit of span S re-analyses A, the
-spans reachable from S (old and new text) through links, transitively.
+when one may take from the module a name the other binds there (a function and its
+callers, a helper and its users, a global and its readers; names local to a function,
+lambda, comprehension or class body are not the module's), or reads or writes an
+attribute name (`.attr`) the other writes or defines as a method or class attribute.
+A name the model may list as rebound (bound twice at module level, or declared
+`global`) links every use of it, local ones too: facts keyed by that name reach them.
+Imports bind names but pass nothing on: two functions that both use `jnp` are not
+linked through `import jax.numpy as jnp`. An edit of span S re-analyses A: the spans
+reachable from S (old and new text) through links, transitively, and the spans of
+previous findings whose messages name a line the edit may have moved.
 
-Information flows between spans only through such module-level bindings, and through
-what every analysis sees: the module-level code, the imports, and any function that
-imports or names x64 (the file-wide x64 and import facts). Those "context" spans are
-in every re-analysis. So the findings of the spans in A, analysed in a module made of
-A and the context spans (each at its own text; lines mapped back), are those of the
-full module; the findings of every other span are the previous run's, moved by the
-lines the edit added or removed.
+Information flows between spans only through such names, and through what every
+analysis sees: the module-level code, the imports, and any function that imports or
+names x64 (the file-wide x64 and import facts). Those "context" spans are in every
+re-analysis. So the findings of the spans in A, analysed in a module made of A and the
+context spans (each at its own text; their lines, and the lines messages name, mapped
+back to the document's), are those of the full module; the findings of every other
+span are the previous run's, moved by the lines the edit added or removed.
 
-Anything else is analysed in full: the first version, an edit of module-level code or
-of an import, of a function that imports or mentions x64, a file with `import *`,
-`setattr`, `globals()`, `exec` and the like (bindings no name shows), a previous run
-with a diagnostic, text whose edit does not parse on its own, lines that
-`str.splitlines` numbers differently from Python, and an edit whose A and context
-make up more than half the file (the full run costs no more).
+Anything else is analysed in full: the first version, an edit of an import or of
+anything that imports or names x64, a file with `import *`, `setattr`, `globals()`,
+`exec` and the like (bindings no name shows), an edit whose statements do not parse
+on their own, lines that `str.splitlines` numbers differently from Python, a file of
+over 20,000 lines with rebound globals (engine/order.py follows 20,000 events), an
+edit whose A and context make up more than half the file (a full run costs no more),
+and a finding whose lines cannot be mapped. A version with a syntax error gets the full
+run's diagnostic, and the next edit starts from the last version analysed.
 """
 
 from __future__ import annotations
