@@ -30,7 +30,7 @@ Anything else is analysed in full: the first version, an edit of an import or of
 anything that imports or names x64, a file with `import *`, `setattr`, `globals()`,
 `exec` and the like (bindings no name shows), an edit whose statements do not parse
 on their own, lines that `str.splitlines` numbers differently from Python, a file of
-over 20,000 lines with rebound globals (engine/order.py follows 20,000 events), an
+whose program-order walk (engine/order.py) may reach its limit of events, an
 edit whose A and context make up more than half the file (a full run costs no more),
 and a finding whose lines cannot be mapped. A version with a syntax error gets the full
 run's diagnostic, and the next edit starts from the last version analysed.
@@ -49,6 +49,9 @@ from collections import Counter
 from typing import Optional
 
 from jaxlint.config import Settings
+# The program-order walk stops after this many events: a part of the file could walk
+# further than the whole did.
+from jaxlint.engine.order import _MAX_EVENTS
 from jaxlint.finding import FileResult, Finding
 from jaxlint.source import PieceCache
 
@@ -64,9 +67,6 @@ _DYNAMIC = frozenset({"setattr", "delattr", "globals", "locals", "vars", "exec",
 SINK, DEF, OTHER = "import", "def", "other"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
-# The model follows the program's order (engine/order.py) for up to 20,000 events: past
-# about as many lines, a part of the file may follow further than the whole did.
-_MAX_EVENT_LINES = 20_000
 # A re-analysis larger than this share of the file's lines is a full one.
 MAX_SHARE = 0.5
 
@@ -287,10 +287,9 @@ class Document:
         # What the latest lint did: ("full", why), or ("incremental", share of the file
         # analysed, statements re-analysed).
         self.last: tuple = ("full", "first version")
+        self._events = 0  # bound on the program-order walk's events in the whole file
 
     def lint(self, text: str, path: str, settings: Settings) -> FileResult:
-        from jaxlint.linter import lint_text
-
         key = (path, settings)
         result = None
         if self._spans is not None and key == self._settings:
@@ -304,17 +303,36 @@ class Document:
         else:
             self.last = ("full", "first version" if self._spans is None else "settings changed")
         if result is None:
-            result = lint_text(text, path, settings, pieces=self.pieces)
+            result, events = self._lint_all(text, path, settings)
             if result.diagnostics and self._spans is not None and key == self._settings:
                 # A syntax error while typing: the next edit starts from the last version
                 # analysed (kept whole: a fallback that changed it dropped it).
                 return result
             self._spans = None
+            self._events = events
             self._remember(text, settings, result)
         self._settings = key
         return result
 
     # ------------------------------------------------------------ full runs
+    def _lint_all(self, text: str, path: str, settings: Settings) -> tuple[FileResult, int]:
+        """`lint_text(text, path, settings)` in this process, and the events of its
+        program-order walk."""
+        from jaxlint.linter import analyse_text, needs_analysis
+
+        if not needs_analysis(text, settings):
+            return FileResult(path), 0
+        models = []
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            result = analyse_text(text, path, settings, None, True, self.pieces,
+                                  on_model=lambda model: models.append(model.program_events))
+        finally:
+            if enabled:
+                gc.enable()
+        return result, sum(models)
+
     def _remember(self, text: str, settings: Settings, result: FileResult) -> None:
         from jaxlint.linter import needs_analysis
 
@@ -438,8 +456,6 @@ class Document:
         affected = self._linked(added, removed, named, was_rebound)
         starts = list(itertools.accumulate((sp.n for sp in spans), initial=0))
         chosen = [i for i, sp in enumerate(spans) if sp in affected or sp.context]
-        if n_new > _MAX_EVENT_LINES and any(self._rebound(name) for name in self._sites):
-            return self._full("a large file with rebound globals")
         if sum(spans[i].n for i in chosen) > self.max_share * n_new:
             return self._full(f"the edit is linked to {len(affected)} statements")
 
@@ -455,10 +471,18 @@ class Document:
             k = bisect.bisect_right(firsts, line - 1) - 1
             return line + where[k][0] if k >= 0 else None
 
+        # The walk's events of the whole file are at most those of the last full run plus
+        # those of every re-analysis since; below the walk's limit, no part of the file
+        # walks further than the whole.
+        events = []
         sliced = analyse_text("".join(parts), path, settings, None, True, self._slice_pieces,
-                              document_line=to_document)
+                              document_line=to_document,
+                              on_model=lambda model: events.append(model.program_events))
         if sliced.diagnostics:
             return self._full("a diagnostic")
+        self._events += sum(events)
+        if self._events >= _MAX_EVENTS:
+            return self._full("the program-order walk may have reached its limit")
         findings = []
         for f in sliced.findings:
             k = bisect.bisect_right(firsts, f.line - 1) - 1

@@ -109,10 +109,11 @@ def needs_analysis(text: str, settings: Settings) -> bool:
 
 def analyse_text(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
                  apply_noqa: bool = True, pieces: Optional[PieceCache] = None,
-                 document_line=None) -> FileResult:
+                 document_line=None, on_model=None) -> FileResult:
     """Parse, model and rules on `text`, with no pre-filter, in this process (the caller
     disables the cyclic collector, as `_lint_text_here` does). `document_line` maps the
-    lines of `text` to those of the document it was cut from, for the lines messages name."""
+    lines of `text` to those of the document it was cut from, for the lines messages name;
+    `on_model` is called with the model once the rules ran."""
     result = FileResult(path)
     module, tree = parse_source_and_tree(text, path, pieces)
     if isinstance(module, Diagnostic):
@@ -129,7 +130,10 @@ def analyse_text(text: str, path: str, settings: Settings, codes: Optional[froze
         result.diagnostics.append(Diagnostic(path, "expression too deeply nested to analyse; skipped"))
         return result
     try:
-        return _check(model, text, path, settings, codes, apply_noqa, result)
+        result = _check(model, text, path, settings, codes, apply_noqa, result)
+        if on_model is not None:
+            on_model(model)
+        return result
     finally:
         _release(model)
 

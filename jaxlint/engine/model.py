@@ -125,6 +125,8 @@ class FileModel:
         # Maps a line of this module to the line of the document it was cut from, for
         # messages (`jaxlint.incremental` analyses some of a document's statements).
         self.document_line = None
+        # Events of the program-order walk (engine/order.py), which stops at _MAX_EVENTS.
+        self.program_events = 0
         self._counter = 0
 
     # ------------------------------------------------------------------ build

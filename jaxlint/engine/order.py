@@ -63,6 +63,7 @@ def program_runs(model: FileModel, watched: frozenset[str]) -> list[list[Event]]
         walker.function(info, 0)
         runs.append(walker.events)
         total += len(walker.events)
+    model.program_events = max(model.program_events, total)
     return runs
 
 
