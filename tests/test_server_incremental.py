@@ -194,3 +194,45 @@ def test_the_server_over_stdio_publishes_the_diagnostics_of_a_full_run(tmp_path)
             editor.send("textDocument/didClose", {"textDocument": {"uri": fresh}})
     finally:
         editor.close()
+
+
+STALE = """import jax
+
+
+LR = 0.1
+
+
+@jax.jit
+def step(x):
+    return x * LR
+
+
+def other(y):
+    return y + 1
+
+
+step(1.0)
+LR = 0.2
+step(2.0)
+"""
+
+
+def test_an_edit_the_program_walk_could_take_past_its_limit_gets_a_full_run(monkeypatch):
+    """engine/order.py stops after _MAX_EVENTS events: the document keeps a bound on the
+    whole file's events, and an edit that could pass the limit is analysed in full."""
+    import jaxlint.incremental as incremental
+
+    settings = Settings()
+    doc = Document(max_share=1.0)  # a small file: any share
+    assert [f.code for f in doc.lint(STALE, "m.py", settings).findings] == ["JAX103"]
+    events = doc._events
+    assert events > 0
+    edited = STALE.replace("y + 1", "y + 2")
+    got = doc.lint(edited, "m.py", settings)
+    assert doc.last[0] == "incremental"
+    assert snapshot(got) == snapshot(full(edited, "m.py", settings))
+    monkeypatch.setattr(incremental, "_MAX_EVENTS", doc._events + 1)
+    again = STALE.replace("y + 1", "y + 3")
+    got = doc.lint(again, "m.py", settings)
+    assert doc.last == ("full", "the program-order walk may have reached its limit")
+    assert snapshot(got) == snapshot(full(again, "m.py", settings))
