@@ -288,10 +288,12 @@ class Document:
         # analysed, statements re-analysed).
         self.last: tuple = ("full", "first version")
         self._events = 0  # bound on the program-order walk's events in the whole file
+        self._pending: Optional[tuple] = None  # a full run's version, not indexed yet
 
     def lint(self, text: str, path: str, settings: Settings) -> FileResult:
         key = (path, settings)
         result = None
+        self.settle()
         if self._spans is not None and key == self._settings:
             enabled = gc.isenabled()
             gc.disable()  # as in the linter: a parse and a model make many objects, few cycles
@@ -310,9 +312,17 @@ class Document:
                 return result
             self._spans = None
             self._events = events
-            self._remember(text, settings, result)
+            # What the next edit needs of this version is worked out in `settle`, after
+            # the reply (the server's worker calls it while the editor waits for nothing).
+            self._pending = (text, settings, result)
         self._settings = key
         return result
+
+    def settle(self) -> None:
+        """Index the version a full run analysed, if not done yet."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._remember(*pending)
 
     # ------------------------------------------------------------ full runs
     def _lint_all(self, text: str, path: str, settings: Settings) -> tuple[FileResult, int]:

@@ -100,5 +100,14 @@ class Analysis:
             return {}
         return {n: new for n, (_, new) in result.cells.items()}
 
+    def settle(self) -> None:
+        """Work the next edit will need, done after the reply: each document's index of
+        its last full run (`incremental.Document.settle`)."""
+        for key, document in list(self._documents.items()):
+            try:
+                document.settle()
+            except (Exception, MemoryError):  # noqa: BLE001 - the next edit runs in full
+                self._documents.pop(key, None)
+
     def forget(self, key: str) -> None:
         self._documents.pop(key, None)

@@ -213,6 +213,7 @@ def main() -> int:
             reply = ("raised", f"{type(exc).__name__}: {processes.safe_str(exc)}")
         _send(replies, reply)
         del reply
+        analysis.settle()
         gc.collect()
         # What survives is the documents' state (parsed statements, the last findings),
         # kept from edit to edit: at 10,000 lines, walking it again after every edit costs
