@@ -103,37 +103,36 @@ def _summary(nodes: list[ast.stmt], kind: str):
     names: set[str] = set()
     every: set[str] = set()
     sites: list[str] = []  # one per module-level binding
-    declared: set[str] = set()
-    imports = dynamic = False
+    facts = _Facts()
     for node in nodes:
         if kind == DEF:
             defs.update((node.name, "." + node.name))
-        used, bound = _scope(None, [node], every)
+        used, bound = _scope(None, [node], every, facts)
         names |= used
         sites.extend(bound)
         if module_level:
             defs.update(bound)
-        for sub in ast.walk(node):
-            t = type(sub)
-            if t is ast.Attribute:
-                names.add("." + sub.attr)
-                if type(sub.ctx) is not ast.Load:
-                    defs.add("." + sub.attr)
-            elif t is ast.Global:
-                defs.update(sub.names)
-                declared.update(sub.names)
-            elif t is ast.ClassDef:
-                defs.update("." + n for n in _class_attributes(sub))
-            elif t is ast.Import or t is ast.ImportFrom:
-                imports = True
-                dynamic = dynamic or any(alias.name == "*" for alias in sub.names)
-            elif t is ast.Name and sub.id in _DYNAMIC:
-                dynamic = True
+    names.update("." + n for n in facts.attributes)
+    defs.update("." + n for n in facts.attributes_bound)
+    defs |= facts.declared
+    declared = facts.declared
+    imports, dynamic = facts.imports, facts.dynamic
     names |= defs
     every |= names
     dynamic = dynamic or any("." + n in names for n in _DYNAMIC)
     return (frozenset(defs), frozenset(names), frozenset(every), Counter(sites), frozenset(declared),
             imports, dynamic)
+
+
+class _Facts:
+    """What `_scope` finds on its way through a statement, besides names."""
+
+    def __init__(self) -> None:
+        self.attributes: set[str] = set()  # read or written, and defined by a class
+        self.attributes_bound: set[str] = set()
+        self.declared: set[str] = set()  # `global` names
+        self.imports = False
+        self.dynamic = False  # binds names no Name shows
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
@@ -174,7 +173,7 @@ def _inner_parts(node: ast.AST) -> list:
     return list(node.body)
 
 
-def _scope(scope: Optional[ast.AST], body: list, every: set[str]):
+def _scope(scope: Optional[ast.AST], body: list, every: set[str], facts: _Facts):
     """(names the code of `scope` may take from the module, names local to it), for
     `scope` (None: module level, where every name is the module's) whose own code is `body`.
     At module level, the names bound come as a list, once per binding. `every` receives
@@ -194,19 +193,32 @@ def _scope(scope: Optional[ast.AST], body: list, every: set[str]):
             used.add(node.id)
             if type(node.ctx) is not ast.Load:
                 bound.append(node.id)
+            if node.id in _DYNAMIC:
+                facts.dynamic = True
             continue
-        if isinstance(node, _SCOPES):
+        if t is ast.Attribute:
+            facts.attributes.add(node.attr)
+            if type(node.ctx) is not ast.Load:
+                facts.attributes_bound.add(node.attr)
+        elif isinstance(node, _SCOPES):
             if t is not ast.Lambda and not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp,
                                                              ast.GeneratorExp)):
                 bound.append(node.name)
                 used.add(node.name)
+            if t is ast.ClassDef:
+                members = set(_class_attributes(node))
+                facts.attributes |= members
+                facts.attributes_bound |= members
             stack.extend(_outer_parts(node))
-            inner_free |= _scope(node, _inner_parts(node), every)[0]
+            inner_free |= _scope(node, _inner_parts(node), every, facts)[0]
             continue
-        if t is ast.Global:
+        elif t is ast.Global:
             declared.update(node.names)
         elif t is ast.Import or t is ast.ImportFrom:
+            facts.imports = True
             for alias in node.names:
+                if alias.name == "*":
+                    facts.dynamic = True
                 name = alias.asname or alias.name.split(".")[0]
                 used.add(name)
                 bound.append(name)
@@ -218,6 +230,7 @@ def _scope(scope: Optional[ast.AST], body: list, every: set[str]):
             used.add(node.rest)
             bound.append(node.rest)
         stack.extend(ast.iter_child_nodes(node))
+    facts.declared |= declared
     every |= used
     every.update(bound)
     if scope is None:
