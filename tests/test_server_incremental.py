@@ -18,7 +18,6 @@ from jaxlint.config import Settings
 from jaxlint.incremental import Document
 from jaxlint.linter import _lint_text_here
 
-VERBOSE = False
 ROOT = Path(__file__).resolve().parent.parent
 # Fixtures with many findings of many rules, and the names they share (`loss_fn`, `step`,
 # `key`, `params`) linking their functions across the module.
@@ -116,13 +115,10 @@ def check_sequence(seed: int, n_edits: int, settings: Settings, max_share: float
         if not want.diagnostics:
             good = text
         got = doc.lint(text, path, settings)
-        if VERBOSE and snapshot(got) != snapshot(want):
-            g, w = snapshot(got), snapshot(want)
-            print("GOT ONLY", [x for x in g[0] if x not in w[0]], "\nWANT ONLY", [x for x in w[0] if x not in g[0]], g[1], w[1])
-            print(doc.last)
-        assert snapshot(got) == snapshot(want), f"seed {seed}, edit {i}: {doc.last}"
+        g, w = snapshot(got), snapshot(want)
+        assert g == w, (f"seed {seed}, edit {i} ({doc.last}): only incremental "
+                        f"{[x for x in g[0] if x not in w[0]]} {g[1]}; only full {[x for x in w[0] if x not in g[0]]} {w[1]}")
         incremental += doc.last[0] == "incremental"
-        if VERBOSE: print(i, doc.last)
     return n_edits, incremental
 
 
