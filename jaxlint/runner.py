@@ -86,6 +86,13 @@ class _Worker:
         self.conn.close()
 
 
+def _size(task: tuple[int, str]) -> int:
+    try:
+        return os.stat(task[1]).st_size
+    except OSError:
+        return 0
+
+
 def default_jobs(n_files: int) -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     # Forking costs a few ms; one worker is enough for a handful of files.
@@ -132,7 +139,9 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
 def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int, str]],
            results: list[Optional[FileResult]], timeout: float, jobs: int) -> None:
     workers.extend(_Worker(ctx, settings) for _ in range(min(jobs, len(todo))))
-    queue = list(reversed(todo))
+    # Largest files first: one big file handed out last would leave the other cores idle
+    # while it runs. (Results go back to their places, so the order is not seen.)
+    queue = sorted(todo, key=_size)
     busy: dict[object, _Worker] = {}
 
     def feed(w: _Worker) -> None:

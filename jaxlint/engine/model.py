@@ -70,14 +70,28 @@ def _is_node_type(t: type) -> bool:
 
 def children(node: cst.CSTNode) -> list:
     """The child nodes that matter for analysis, in source order."""
+    # Called once per node of every walk: the caches are read inline, not through calls.
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = _child_fields(type(node))
+    known = _NODE_TYPES
     out = []
-    for name in _child_fields(type(node)):
+    for name in fields:
         v = getattr(node, name)
         t = type(v)
         if t is tuple or t is list:
-            out.extend(x for x in v if _is_node_type(type(x)))
-        elif _is_node_type(t):
-            out.append(v)
+            for x in v:
+                is_node = known.get(type(x))
+                if is_node is None:
+                    is_node = _is_node_type(type(x))
+                if is_node:
+                    out.append(x)
+        else:
+            is_node = known.get(t)
+            if is_node is None:
+                is_node = _is_node_type(t)
+            if is_node:
+                out.append(v)
     return out
 
 
