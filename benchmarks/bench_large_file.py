@@ -14,6 +14,7 @@ user waits for: `python -m jaxlint check --no-cache` on the file, start-up inclu
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -90,13 +91,18 @@ def run_cli(text: str) -> None:
         with open(path, "w") as fh:
             fh.write(text)
         t = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", path],
-                              env=env, capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--output-format",
+                               "json", path], env=env, capture_output=True, text=True)
         total = time.perf_counter() - t
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = kids.ru_utime + kids.ru_stime
-    found = sum(1 for line in proc.stdout.splitlines() if ": JAX" in line)
-    print(f"jaxlint check, {text.count(chr(10)):,} lines: {found:,} findings, exit code {proc.returncode}")
+    try:
+        found = len(json.loads(proc.stdout))
+    except ValueError:
+        found = "no"
+    print(f"jaxlint check, {text.count(chr(10)):,} lines: {found} findings, exit code {proc.returncode}")
+    for line in proc.stderr.splitlines()[-3:]:  # a diagnostic (the 30 s limit of a file, say)
+        print("  " + line)
     print(f"total {total:.1f} s wall ({cpu:.1f} s CPU, all processes; load average "
           f"{os.getloadavg()[0]:.1f}), peak memory of the largest process {kids.ru_maxrss / 1024:,.0f} MiB")
 
