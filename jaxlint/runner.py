@@ -9,6 +9,7 @@ fresh worker carries on with the rest. Results are returned in a stable order.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import time
@@ -58,8 +59,14 @@ class _Worker:
     def __init__(self, ctx, settings: Settings):
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, settings, os.getpid()), daemon=True)
-        with processes.signals_held():
-            self.proc.start()
+        # Frozen, the objects this process has made are never walked by the worker's
+        # collector, which would copy every page they lie on into the worker.
+        gc.freeze()
+        try:
+            with processes.signals_held():
+                self.proc.start()
+        finally:
+            gc.unfreeze()
         child.close()
         self.conn = parent
         self.task: Optional[tuple[int, str]] = None
