@@ -14,6 +14,7 @@ import io
 import os
 import re
 import stat
+import sys
 import tempfile
 import threading
 import tokenize
@@ -190,10 +191,16 @@ def _parse_chunked(text: str, tree: ast.Module):
 
 
 def _parse_each(texts: list[str]) -> list:
-    # Not from a process with other threads: a forked child could inherit a held lock.
-    if len(texts) > 1 and _cores() > 1 and hasattr(os, "fork") and threading.active_count() == 1:
+    if _use_helper(len(texts)):
         return _parse_on_two_cores(texts)
     return _parse_list(texts)
+
+
+def _use_helper(pieces: int) -> bool:
+    # Not from a process with other threads (JAX's are native, so not where jax is loaded):
+    # a forked child could inherit a held lock.
+    return (pieces > 1 and hasattr(os, "fork") and threading.active_count() == 1
+            and "jax" not in sys.modules and _core_to_spare())
 
 
 #: The share of the pieces a helper process parses: it also pickles its trees, which
@@ -222,6 +229,17 @@ def _parse_on_two_cores(texts: list[str]) -> list:
 
 def _parse_list(texts: list[str]) -> list:
     return [parse_module(t) for t in texts]
+
+
+def _core_to_spare() -> bool:
+    """Whether a core is likely idle: the helper costs CPU time (pickling), which pays only
+    there. Not while the runner's workers keep every core busy, nor on a loaded machine."""
+    cores = _cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - no load average here
+        return False
+    return cores > 1 and load < cores - 0.5
 
 
 def _cores() -> int:
