@@ -355,6 +355,61 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float, memory: Optiona
     return value
 
 
+class Helper:
+    """`fn(*args)` started in a forked child while this process works on; `result()` is its
+    (picklable) return value, or None when the child failed in any way, and the caller
+    then does the work itself. For splitting one file's work over two cores, not for
+    isolation: the child is killed if this process is interrupted, or dies."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any):
+        parent = os.getpid()
+        self._read, write_end = os.pipe()
+        held = _hold_signals()  # released by the child in become_disposable, by the parent below
+        self.pid = os.fork()
+        if self.pid == 0:  # pragma: no cover - runs in the child; result() is what tests check
+            try:
+                gc.disable()
+                os.close(self._read)
+                become_disposable(parent)
+                silence_stderr()
+                data = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(write_end, view):]
+            finally:
+                os._exit(0)  # a failure leaves the pipe short: result() reads None
+        os.close(write_end)
+        self._token = next(_tokens)
+        _cleanups[self._token] = kill_process(self.pid)
+        _release_signals(held)
+
+    def result(self, timeout: float) -> Any:
+        try:
+            data = _read_all(self._read, time.monotonic() + timeout)
+        finally:
+            self._close(kill=False)
+        try:
+            return pickle.loads(data) if data else None
+        except Exception:  # noqa: BLE001 - a child that died mid-write
+            return None
+
+    def cancel(self) -> None:
+        self._close(kill=True)
+
+    def _close(self, kill: bool) -> None:
+        if self._read < 0:
+            return
+        os.close(self._read)
+        self._read = -1
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:  # pragma: no cover
+                pass
+        _reap(self.pid)
+        _cleanups.pop(self._token, None)
+
+
 def _read_all(fd: int, deadline: float) -> Optional[bytes]:
     """Everything until EOF, or None when the deadline passes first."""
     chunks = []

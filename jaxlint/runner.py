@@ -9,6 +9,7 @@ fresh worker carries on with the rest. Results are returned in a stable order.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import time
@@ -58,8 +59,14 @@ class _Worker:
     def __init__(self, ctx, settings: Settings):
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, settings, os.getpid()), daemon=True)
-        with processes.signals_held():
-            self.proc.start()
+        # Frozen, the objects this process has made are never walked by the worker's
+        # collector, which would copy every page they lie on into the worker.
+        gc.freeze()
+        try:
+            with processes.signals_held():
+                self.proc.start()
+        finally:
+            gc.unfreeze()
         child.close()
         self.conn = parent
         self.task: Optional[tuple[int, str]] = None
@@ -84,6 +91,13 @@ class _Worker:
         self.proc.kill()
         self.proc.join()
         self.conn.close()
+
+
+def _size(task: tuple[int, str]) -> int:
+    try:
+        return os.stat(task[1]).st_size
+    except OSError:
+        return 0
 
 
 def default_jobs(n_files: int) -> int:
@@ -132,7 +146,9 @@ def lint_paths(paths: list[str], settings: Settings, jobs: Optional[int] = None,
 def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int, str]],
            results: list[Optional[FileResult]], timeout: float, jobs: int) -> None:
     workers.extend(_Worker(ctx, settings) for _ in range(min(jobs, len(todo))))
-    queue = list(reversed(todo))
+    # Largest files first: one big file handed out last would leave the other cores idle
+    # while it runs. (Results go back to their places, so the order is not seen.)
+    queue = sorted(todo, key=_size)
     busy: dict[object, _Worker] = {}
 
     def feed(w: _Worker) -> None:

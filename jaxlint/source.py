@@ -14,7 +14,9 @@ import io
 import os
 import re
 import stat
+import sys
 import tempfile
+import threading
 import tokenize
 import warnings
 from typing import TYPE_CHECKING, Optional, Union
@@ -189,7 +191,61 @@ def _parse_chunked(text: str, tree: ast.Module):
 
 
 def _parse_each(texts: list[str]) -> list:
+    if _use_helper(len(texts)):
+        return _parse_on_two_cores(texts)
+    return _parse_list(texts)
+
+
+def _use_helper(pieces: int) -> bool:
+    # Not from a process with other threads (JAX's are native, so not where jax is loaded):
+    # a forked child could inherit a held lock.
+    return (pieces > 1 and hasattr(os, "fork") and threading.active_count() == 1
+            and "jax" not in sys.modules and _core_to_spare())
+
+
+#: The share of the pieces a helper process parses: it also pickles its trees, which
+#: costs it about half as much again, and unpickling them here about a sixth of a parse.
+HELPER_SHARE = 0.4
+_HELPER_TIMEOUT = 120.0
+
+
+def _parse_on_two_cores(texts: list[str]) -> list:
+    """The pieces' trees, the last ones parsed meanwhile by a forked helper: libcst's parse
+    is half of a large file's analysis, and this one process could use only one core."""
+    from jaxlint import processes
+
+    split = len(texts) - max(1, round(len(texts) * HELPER_SHARE))
+    helper = processes.Helper(_parse_list, texts[split:])
+    try:
+        mine = _parse_list(texts[:split])
+    except BaseException:
+        helper.cancel()
+        raise
+    theirs = helper.result(_HELPER_TIMEOUT)
+    if theirs is None:  # the helper failed (out of memory, say): the same parse, here
+        theirs = _parse_list(texts[split:])
+    return mine + theirs
+
+
+def _parse_list(texts: list[str]) -> list:
     return [parse_module(t) for t in texts]
+
+
+def _core_to_spare() -> bool:
+    """Whether a core is likely idle: the helper costs CPU time (pickling), which pays only
+    there. Not while the runner's workers keep every core busy, nor on a loaded machine."""
+    cores = _cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - no load average here
+        return False
+    return cores > 1 and load < cores - 0.5
+
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def parse_module(text: str) -> "cst.Module":

@@ -208,3 +208,66 @@ def test_deep_nesting_in_one_function_costs_that_function_only():
     assert [(d.code, d.line, d.message) for d in result.diagnostics] == [
         ("E902", 5, "function `deep` (lines 5-7) is nested too deeply for JAX201 to analyse; "
                     "its findings there are skipped")]
+
+
+def _long_module(functions: int) -> str:
+    return "import jax\n\n" + "".join(
+        f"@jax.jit\ndef f{i}(x):\n    if x.sum() > {i}:\n        return x\n    return -x\n\n\n"
+        for i in range(functions))
+
+
+def test_a_long_file_is_parsed_on_two_cores_with_the_same_findings(monkeypatch):
+    # Past CHUNKED_PARSE_LINES a file is parsed in pieces, the last ones in a forked
+    # helper when a core is free: the helper's trees make the same module, and the same
+    # findings.
+    from jaxlint import source
+
+    monkeypatch.setattr(source, "CHUNKED_PARSE_LINES", 40)
+    text = _long_module(30)
+    here = []  # pieces parsed in this process (the helper's list is its own)
+    real = source._parse_list
+    monkeypatch.setattr(source, "_parse_list", lambda texts: here.extend(texts) or real(texts))
+    monkeypatch.setattr(source, "_use_helper", lambda pieces: pieces > 1)
+    two, _ = source.parse_source_and_tree(text, "m.py")
+    assert two.code == text
+    two_cores = findings(text)
+    parsed_here = len(here)
+    here.clear()
+    monkeypatch.setattr(source, "_use_helper", lambda pieces: False)
+    one, _ = source.parse_source_and_tree(text, "m.py")
+    assert 0 < parsed_here < len(here), "the helper parsed none of the pieces"
+    assert len(one.body) == len(two.body) == 31
+    assert findings(text) == two_cores and len(two_cores) == 30
+
+
+def test_a_helper_that_fails_leaves_its_pieces_to_this_process(monkeypatch):
+    from jaxlint import source
+
+    monkeypatch.setattr(source, "CHUNKED_PARSE_LINES", 40)
+    monkeypatch.setattr(source, "_use_helper", lambda pieces: pieces > 1)
+    parent = os.getpid()
+    real = source._parse_list
+
+    def only_here(texts):
+        if os.getpid() != parent:
+            os._exit(3)  # the helper dies before it answers
+        return real(texts)
+
+    monkeypatch.setattr(source, "_parse_list", only_here)
+    text = _long_module(30)
+    module, _ = source.parse_source_and_tree(text, "m.py")
+    assert module.code == text and len(module.body) == 31
+
+
+def test_the_helper_is_started_only_where_a_core_is_free(monkeypatch):
+    # It costs CPU time (pickling its trees) that only a free core makes worth paying.
+    from jaxlint import source
+
+    monkeypatch.setattr(source, "_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this lint, alone
+    assert source._core_to_spare()
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0))  # two workers, or others
+    assert not source._core_to_spare()
+    monkeypatch.setattr(source, "_cores", lambda: 1)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not source._core_to_spare()

@@ -40,6 +40,13 @@ _SOURCE_ORDER = {
     cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
 }
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# The walk records the scope of these nodes, and looks further only at the nodes that
+# define or bind something (the types its `if` chain names).
+_SCOPED_TYPES = frozenset({cst.Attribute, cst.Call, cst.Subscript})
+_WALK_TYPES = frozenset({
+    cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign,
+    cst.AugAssign, cst.For, cst.WithItem, cst.NamedExpr, cst.ExceptHandler, cst.Global, cst.Nonlocal,
+})
 
 
 def _child_fields(t: type) -> tuple[str, ...]:
@@ -70,14 +77,28 @@ def _is_node_type(t: type) -> bool:
 
 def children(node: cst.CSTNode) -> list:
     """The child nodes that matter for analysis, in source order."""
+    # Called once per node of every walk: the caches are read inline, not through calls.
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = _child_fields(type(node))
+    known = _NODE_TYPES
     out = []
-    for name in _child_fields(type(node)):
+    for name in fields:
         v = getattr(node, name)
         t = type(v)
         if t is tuple or t is list:
-            out.extend(x for x in v if _is_node_type(type(x)))
-        elif _is_node_type(t):
-            out.append(v)
+            for x in v:
+                is_node = known.get(type(x))
+                if is_node is None:
+                    is_node = _is_node_type(type(x))
+                if is_node:
+                    out.append(x)
+        else:
+            is_node = known.get(t)
+            if is_node is None:
+                is_node = _is_node_type(t)
+            if is_node:
+                out.append(v)
     return out
 
 
@@ -152,6 +173,7 @@ class FileModel:
         scope_of = self._scope_of
         enclosing = self._enclosing
         order = self.order
+        name_type, scoped, special = cst.Name, _SCOPED_TYPES, _WALK_TYPES
         while stack:
             node, scope, func, klass = stack.pop()
             self._counter += 1
@@ -159,11 +181,17 @@ class FileModel:
             t = type(node)
             index[t].append(node)
             enclosing[node] = func
-            if t is cst.Name:
+            if t is name_type:
                 scope_of[node] = scope
                 continue
-            if t is cst.Attribute or t is cst.Call or t is cst.Subscript:
+            if t in scoped:
                 scope_of[node] = scope
+            if t not in special:
+                # Most nodes bind nothing: straight to their children.
+                for child in reversed(children(node)):
+                    parents[child] = node
+                    stack.append((child, scope, func, klass))
+                continue
             children_scope, children_func, children_klass = scope, func, klass
             if t is cst.FunctionDef or t is cst.Lambda:
                 info = self._define_function(node, scope, func, klass)

@@ -43,6 +43,11 @@ def unused_noqa_findings(path: str, text: str, findings: list[Finding],
     """JAX100 findings: JAX codes in `# noqa:` that suppress nothing, or that name no rule."""
     from jaxlint.rules import all_rules
 
+    if not any("JAX" in m.group("codes").upper() for m in _NOQA.finditer(text)):
+        # A comment's `noqa: JAX...` is in the text too (a match never takes a `#`, so
+        # none hides another): most files have none, and need no tokenizing, a tenth
+        # of a lint's time when JAX100 is on.
+        return []
     rules = set(all_rules())
     lines = text.splitlines()
     by_line: dict[int, set[str]] = {}
