@@ -349,6 +349,10 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.lax.top_k": ShapeArgs((1,), ("k",), "TracerBoolConversionError", "pass k as a Python int (static)"),
     "jax.lax.dynamic_slice_in_dim": ShapeArgs((2,), ("slice_size",), "TracerIntegerConversionError",
                                               "the slice size must be static (only the start may be traced)"),
+    # scan's `length` fixes the number of steps (and the stacked outputs' size): a traced
+    # one raises ConcretizationTypeError under jit (jax 0.10.2).
+    "jax.lax.scan": ShapeArgs((3,), ("length",), "ConcretizationTypeError",
+                              "pass length as a Python int (static), or let scan read it from xs"),
 }
 #: Array methods taking a shape: `x.reshape(n, -1)`.
 SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})
