@@ -191,9 +191,12 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
              bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
     static = set(bound)
     unbatched: set[str] = set()
-    for use in uses:
+    for i, use in enumerate(uses):
         static |= static_params(use, info, offset)
-        unbatched |= _unbatched_params(use, info, offset)
+        # `jax.vmap(jax.jit(f), in_axes=(0, None))(xs, 3)`: vmap passes the 3 through, and
+        # the jit inside traces it anyway.
+        if not any(u.transform.abstract and u.transform.static_argnums_kw for u in uses[i + 1:]):
+            unbatched |= _unbatched_params(use, info, offset)
     if uses and all(u.transform.differentiates for u in uses):
         unbatched |= _undifferentiated_params(uses[-1], info, offset)
     traced = None
