@@ -404,6 +404,12 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Functions that call their first argument once per leaf of a pytree: a key the mapped
+#: function closes over is drawn from once per leaf, the same numbers each time.
+PER_LEAF_MAPS: frozenset[str] = frozenset({
+    "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
+    "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
+})
 #: Calls that read their array arguments only for shapes and dtypes: numbers drawn
 #: only to be passed here are never used (`jax.eval_shape(f, x)`).
 SHAPE_ONLY_CALLS: frozenset[str] = frozenset({"jax.eval_shape"})

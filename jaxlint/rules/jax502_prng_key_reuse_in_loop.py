@@ -18,7 +18,9 @@ class PrngKeyReuseInLoop(Rule):
         from jaxlint.fixes.prng import split_in_loop
 
         found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
-        return split_in_loop(self.model, found) if found is not None and found.through is None else None
+        if found is None or found.through is not None or isinstance(found.loop, cst.Call):
+            return None  # a per-leaf map needs a tree of keys, not a split in a loop
+        return split_in_loop(self.model, found)
 
     def check(self):
         for found in key_findings_for(self.model, self.code):
@@ -26,10 +28,18 @@ class PrngKeyReuseInLoop(Rule):
             if found.through is not None:
                 yield self._stored_key(found)
                 continue
-            loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
-                "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
             action = "draws the same random numbers" if use.kind == "sample" else \
                 "makes the same subkeys"
+            if isinstance(found.loop, cst.Call):
+                mapper = self.source(found.loop.func)
+                msg = (f"`{use.qualname}({use.key}, ...)` {action} for every leaf: `{mapper}` calls "
+                       f"this function once per leaf, and `{use.key}` is the same each time; split "
+                       f"one key per leaf (`keys = jax.random.split({use.key}, len(leaves))`, "
+                       f"rebuilt with `jax.tree_util.tree_unflatten`) and map over the keys too")
+                yield self.report(use.call, msg, use.function, key=use.key, loop="per-leaf map")
+                continue
+            loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
+                "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
             msg = (f"`{use.qualname}({use.key}, ...)` {action} on every iteration of this "
                    f"{loop}: `{use.key}` is never rebound inside it; split it each iteration "
                    f"(`{use.key}, subkey = jax.random.split({use.key})`, then use `subkey`) or "
