@@ -404,6 +404,10 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Functions that make a key from a seed: the same seed gives the same key.
+KEY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.random.PRNGKey", "jax.random.key"})
+#: lax loops, whose body function runs once per iteration (by the names trace contexts use).
+LAX_LOOP_BODIES: frozenset[str] = frozenset({"lax.scan", "lax.fori_loop", "lax.while_loop"})
 #: Functions that call their first argument once per leaf of a pytree: a key the mapped
 #: function closes over is drawn from once per leaf, the same numbers each time.
 PER_LEAF_MAPS: frozenset[str] = frozenset({
