@@ -86,8 +86,9 @@ class TracedIntegerConversion(TracedValueRule):
             yield self.report(axis, (
                 f"`{self.source(call.func)}` traces every argument, so the axis `{self.source(axis)}` "
                 f"of `{label}` is a tracer and the call raises {error}: JAX reads an axis as a "
-                f"Python int while tracing; pass static_argnames=(\"axis\",) to the jit and "
-                f"`axis=` as a Python int, or close over the axis (lambda x: {label}(x, axis=...))"),
+                f"Python int while tracing; pass static_argnames=(\"axis\",) to a jit (in_axes=None "
+                f"to a vmap) and `axis=` as a Python int, or close over the axis "
+                f"(lambda x: {label}(x, axis=...))"),
                 model.function_of(call), expected=error)
 
     def _traced_axis(self, call: cst.Call, q: str):
