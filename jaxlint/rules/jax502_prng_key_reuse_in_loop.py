@@ -65,21 +65,30 @@ class PrngKeyReuseInLoop(Rule):
             made = self._fixed_key(call, func)
             if made is None:
                 continue
-            seed = self.source(made.args[0].value) if made.args else "the default"
             action = "draws the same random numbers" if q in RANDOM_SAMPLERS else "makes the same subkeys"
+            if isinstance(made, cst.Name):
+                why = (f"`{made.value}` is closed over, the same key each time the body "
+                       f"`{func.name}` runs")
+            else:
+                seed = self.source(made.args[0].value) if made.args else "the default"
+                why = f"its key is rebuilt from the fixed seed `{seed}` each time the body `{func.name}` runs"
             yield self.report(call, (
-                f"`{self.source(call.func)}(...)` {action} on every iteration of `{loop}`: its key "
-                f"is rebuilt from the fixed seed `{seed}` each time the body `{func.name}` runs; pass "
-                f"a key in through the loop carry and split it each iteration, or fold in the "
+                f"`{self.source(call.func)}(...)` {action} on every iteration of `{loop}`: {why}; "
+                f"pass a key in through the loop carry and split it each iteration, or fold in the "
                 f"iteration index (`jax.random.fold_in(key, i)`)"), func, key=self.source(made), loop=loop)
 
     def _fixed_key(self, call: cst.Call, func):
-        """The `PRNGKey(seed)` call that makes `call`'s key inside `func`, when the seed
-        does not depend on `func`'s parameters (the same on every run of `func`)."""
+        """What makes `call`'s key the same on every run of the body `func`: a key of the
+        enclosing function it closes over, or a `PRNGKey(seed)` call inside it whose seed
+        does not depend on `func`'s parameters."""
         model = self.model
         arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "key"),
                    call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star
                    else None)
+        if isinstance(arg, cst.Name) and arg.value not in func.all_params \
+                and arg.value not in func.scope.bindings and func.enclosing is not None \
+                and arg.value in func.enclosing.scope.bindings:
+            return arg  # a key of the enclosing function, closed over by the body
         if isinstance(arg, cst.Name):
             values = model.assigned_values(arg)
             if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
