@@ -408,6 +408,10 @@ RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
 KEY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 #: lax loops, whose body function runs once per iteration (by the names trace contexts use).
 LAX_LOOP_BODIES: frozenset[str] = frozenset({"lax.scan", "lax.fori_loop", "lax.while_loop"})
+#: Draws that pick positions: the same key for every leaf of a batch keeps the leaves
+#: aligned (`tree_map(lambda x: permutation(key, x), batch)`), on purpose.
+LEAF_ALIGNING_SAMPLERS: frozenset[str] = ALIGNING_SAMPLERS | frozenset(
+    {"jax.random.randint", "jax.random.categorical"})
 #: Functions that call their first argument once per leaf of a pytree: a key the mapped
 #: function closes over is drawn from once per leaf, the same numbers each time.
 PER_LEAF_MAPS: frozenset[str] = frozenset({

@@ -36,8 +36,8 @@ from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
-from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
-                             SHAPE_ONLY_CALLS,
+from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS,
+                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
                              SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
 
 # A comment where a key is made that says its uses are meant to share it.
@@ -206,7 +206,9 @@ class _KeyFlow(Flow):
         key = _key_expr(arg) if arg is not None else None
         if key is None or key[1] in self.shared_names:
             return
-        anchor = self._anchor(call, key[1])
+        # Per leaf, only a direct draw of numbers: a permutation (or a helper) may share its
+        # key across leaves on purpose, to keep them aligned.
+        anchor = self._anchor(call, key[1] if q in RANDOM_SAMPLERS and q not in LEAF_ALIGNING_SAMPLERS else None)
         base = arg.value if isinstance(arg, cst.Subscript) else arg  # `keys` in `keys[0]`
         if model.comprehension_variable(base):  # a new key each time
             return
@@ -223,14 +225,14 @@ class _KeyFlow(Flow):
         use = KeyUse(call, key[0], key[1], kind, q, model.function_of(anchor), model.order[call])
         self.uses_at.setdefault(anchor, []).append(use)
 
-    def _anchor(self, call: cst.Call, base: str) -> Optional[cst.CSTNode]:
+    def _anchor(self, call: cst.Call, base: Optional[str]) -> Optional[cst.CSTNode]:
         """The statement whose execution runs `call`; None inside a lambda, except one
         that a per-leaf map runs right there on a key it closes over."""
         for anc in self.model.ancestors(call):
             if isinstance(anc, cst.Lambda):
                 func = self.model.function_of(call)
-                if self._per_leaf_map(anc) is None or func is None or func.node is not anc \
-                        or base in func.scope.bindings:
+                if base is None or self._per_leaf_map(anc) is None or func is None \
+                        or func.node is not anc or base in func.scope.bindings:
                     return None
                 continue
             if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):

@@ -96,6 +96,12 @@ class PrngKeyReuseInLoop(Rule):
             arg = values[0]
         if not isinstance(arg, cst.Call) or model.qualname(arg.func) not in KEY_CONSTRUCTORS:
             return None
+        # A literal seed, drawn from directly: a split of `PRNGKey(0)` in a body is often a
+        # dummy key for shapes, and a configured seed (`config.eval_seed`) a deliberately
+        # repeated evaluation.
+        if model.qualname(call.func) not in RANDOM_SAMPLERS or not arg.args \
+                or not isinstance(arg.args[0].value, cst.Integer):
+            return None
         params = set(func.all_params)
         local = set(func.scope.bindings)
         for node in _names_in(arg):
