@@ -225,7 +225,7 @@ class _KeyFlow(Flow):
         use = KeyUse(call, key[0], key[1], kind, q, model.function_of(anchor), model.order[call])
         self.uses_at.setdefault(anchor, []).append(use)
 
-    def _anchor(self, call: cst.Call, base: Optional[str]) -> Optional[cst.CSTNode]:
+    def _anchor(self, call: cst.Call, base: Optional[str] = None) -> Optional[cst.CSTNode]:
         """The statement whose execution runs `call`; None inside a lambda, except one
         that a per-leaf map runs right there on a key it closes over."""
         for anc in self.model.ancestors(call):
