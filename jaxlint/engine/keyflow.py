@@ -366,8 +366,8 @@ class _KeyFlow(Flow):
         stands for `use` where another call (a method that draws) runs it."""
         if _says_deliberate(self.model, use) or _aligned_shuffle(self.model, use, loop):
             return False
-        if isinstance(loop, _COMPREHENSIONS):
-            return True
+        if isinstance(loop, _COMPREHENSIONS) or isinstance(loop, cst.Call):
+            return True  # a per-leaf map (a Call) also gathers every leaf's value in one tree
         function = self.model.function_of(loop)
         if anchor is None:
             meetings = self._meetings_of(function)
