@@ -349,6 +349,10 @@ SHAPE_FUNCTIONS: dict[str, ShapeArgs] = {
     "jax.lax.top_k": ShapeArgs((1,), ("k",), "TracerBoolConversionError", "pass k as a Python int (static)"),
     "jax.lax.dynamic_slice_in_dim": ShapeArgs((2,), ("slice_size",), "TracerIntegerConversionError",
                                               "the slice size must be static (only the start may be traced)"),
+    # scan's `length` fixes the number of steps (and the stacked outputs' size): a traced
+    # one raises ConcretizationTypeError under jit (jax 0.10.2).
+    "jax.lax.scan": ShapeArgs((3,), ("length",), "ConcretizationTypeError",
+                              "pass length as a Python int (static), or let scan read it from xs"),
 }
 #: Array methods taking a shape: `x.reshape(n, -1)`.
 SHAPE_METHODS: frozenset[str] = frozenset({"reshape", "broadcast_to"})
@@ -400,6 +404,20 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Functions that make a key from a seed: the same seed gives the same key.
+KEY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.random.PRNGKey", "jax.random.key"})
+#: lax loops, whose body function runs once per iteration (by the names trace contexts use).
+LAX_LOOP_BODIES: frozenset[str] = frozenset({"lax.scan", "lax.fori_loop", "lax.while_loop"})
+#: Draws that pick positions: the same key for every leaf of a batch keeps the leaves
+#: aligned (`tree_map(lambda x: permutation(key, x), batch)`), on purpose.
+LEAF_ALIGNING_SAMPLERS: frozenset[str] = ALIGNING_SAMPLERS | frozenset(
+    {"jax.random.randint", "jax.random.categorical"})
+#: Functions that call their first argument once per leaf of a pytree: a key the mapped
+#: function closes over is drawn from once per leaf, the same numbers each time.
+PER_LEAF_MAPS: frozenset[str] = frozenset({
+    "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
+    "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
+})
 #: Calls that read their array arguments only for shapes and dtypes: numbers drawn
 #: only to be passed here are never used (`jax.eval_shape(f, x)`).
 SHAPE_ONLY_CALLS: frozenset[str] = frozenset({"jax.eval_shape"})

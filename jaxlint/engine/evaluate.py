@@ -236,11 +236,25 @@ class _Evaluator(Flow):
         return v
 
     def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
-        """Remember what this file passes to a traced function it calls from outside a trace."""
-        callee = self.model.resolve_function(node.func)
+        """Remember what this file passes to a traced function it calls from outside a trace:
+        `f(xs, i)`, also through a transform applied where it is called
+        (`jax.jit(f)(xs, i)`, or `step(xs, i)` with `step = jax.jit(f)` bound once)."""
+        model = self.model
+        callee = model.resolve_function(node.func)
+        shift = 0
+        if callee is None:
+            from jaxlint.engine.tracing import resolve_callable
+
+            target = node.func
+            if isinstance(target, cst.Name):
+                bound_to = model.assigned_values(target)
+                target = bound_to[0] if bound_to is not None and len(bound_to) == 1 else None
+            found = resolve_callable(model, target, []) if isinstance(target, cst.Call) else None
+            if found is not None and found[1]:
+                callee, _, shift, _ = found
         if callee is None or not callee.traced or callee is self.func:
             return
-        bound = _bind_arguments(callee, node, arg_values, 0)
+        bound = _bind_arguments(callee, node, arg_values, shift)
         if bound is None:
             return
         values = tuple(sorted(bound.items()))

@@ -36,7 +36,8 @@ from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
-from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
+from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS,
+                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
                              SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
 
 # A comment where a key is made that says its uses are meant to share it.
@@ -205,7 +206,9 @@ class _KeyFlow(Flow):
         key = _key_expr(arg) if arg is not None else None
         if key is None or key[1] in self.shared_names:
             return
-        anchor = self._anchor(call)
+        # Per leaf, only a direct draw of numbers: a permutation (or a helper) may share its
+        # key across leaves on purpose, to keep them aligned.
+        anchor = self._anchor(call, key[1] if q in RANDOM_SAMPLERS and q not in LEAF_ALIGNING_SAMPLERS else None)
         base = arg.value if isinstance(arg, cst.Subscript) else arg  # `keys` in `keys[0]`
         if model.comprehension_variable(base):  # a new key each time
             return
@@ -218,14 +221,20 @@ class _KeyFlow(Flow):
                 self.applied_lambda_uses.append(
                     KeyUse(call, key[0], key[1], kind, q, func.enclosing, model.order[call]))
             return
-        use = KeyUse(call, key[0], key[1], kind, q, model.function_of(call), model.order[call])
+        # The function whose statement runs the call (a per-leaf lambda's runs in its maker's).
+        use = KeyUse(call, key[0], key[1], kind, q, model.function_of(anchor), model.order[call])
         self.uses_at.setdefault(anchor, []).append(use)
 
-    def _anchor(self, call: cst.Call) -> Optional[cst.CSTNode]:
-        """The statement whose execution runs `call`; None inside a lambda."""
+    def _anchor(self, call: cst.Call, base: Optional[str] = None) -> Optional[cst.CSTNode]:
+        """The statement whose execution runs `call`; None inside a lambda, except one
+        that a per-leaf map runs right there on a key it closes over."""
         for anc in self.model.ancestors(call):
             if isinstance(anc, cst.Lambda):
-                return None
+                func = self.model.function_of(call)
+                if base is None or self._per_leaf_map(anc) is None or func is None \
+                        or func.node is not anc or base in func.scope.bindings:
+                    return None
+                continue
             if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
                 return anc
         return None
@@ -357,8 +366,8 @@ class _KeyFlow(Flow):
         stands for `use` where another call (a method that draws) runs it."""
         if _says_deliberate(self.model, use) or _aligned_shuffle(self.model, use, loop):
             return False
-        if isinstance(loop, _COMPREHENSIONS):
-            return True
+        if isinstance(loop, _COMPREHENSIONS) or isinstance(loop, cst.Call):
+            return True  # a per-leaf map (a Call) also gathers every leaf's value in one tree
         function = self.model.function_of(loop)
         if anchor is None:
             meetings = self._meetings_of(function)
@@ -420,7 +429,7 @@ class _KeyFlow(Flow):
         child = node
         for anc in self.model.ancestors(node):
             if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
-                return None
+                return self._per_leaf_map(anc)
             if isinstance(anc, (cst.For, cst.While)) and child is anc.body:
                 return anc
             # The first iterable of a comprehension is evaluated once, before it loops.
@@ -428,6 +437,17 @@ class _KeyFlow(Flow):
                     child is anc.for_in and self._in_first_iterable(node, anc.for_in)):
                 return anc
             child = anc
+        return None
+
+    def _per_leaf_map(self, func: cst.CSTNode) -> Optional[cst.Call]:
+        """`jax.tree_util.tree_map(lambda p: ..., params)`: the lambda runs once per leaf."""
+        model = self.model
+        arg = model.parent(func)
+        call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(func, cst.Lambda) and isinstance(call, cst.Call) and call.args \
+                and call.args[0] is arg and arg.keyword is None \
+                and model.qualname(call.func) in PER_LEAF_MAPS:
+            return call
         return None
 
     def _one_iteration(self, call: cst.Call, loop: cst.CSTNode) -> bool:

@@ -191,9 +191,12 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
              bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
     static = set(bound)
     unbatched: set[str] = set()
-    for use in uses:
+    for i, use in enumerate(uses):
         static |= static_params(use, info, offset)
-        unbatched |= _unbatched_params(use, info, offset)
+        # `jax.vmap(jax.jit(f), in_axes=(0, None))(xs, 3)`: vmap passes the 3 through, and
+        # the jit inside traces it anyway.
+        if not any(u.transform.abstract and u.transform.static_argnums_kw for u in uses[i + 1:]):
+            unbatched |= _unbatched_params(use, info, offset)
     if uses and all(u.transform.differentiates for u in uses):
         unbatched |= _undifferentiated_params(uses[-1], info, offset)
     traced = None
@@ -288,15 +291,25 @@ def library_application(model, call: cst.Call):
     if not uses or q is None or model.resolve_function(expr) is not None \
             or any(has_unresolved_static(u) for u in uses):
         return None
-    # jit-like transforms trace every argument not named static; vmap's in_axes=None
-    # and grad keep some of them Python values.
-    if not all(u.transform.abstract and u.transform.static_argnums_kw for u in uses):
-        return None
+    # jit-like transforms trace every argument not named static; vmap every argument
+    # whose in_axes entry is not None; grad keeps the ones it does not differentiate
+    # Python values (not followed here).
     positions: set[int] = set()
     names: set[str] = set()
     for use in uses:
-        for _, values, by_name in static_options(use):
-            (names if by_name else positions).update(values)
+        t = use.transform
+        if t.abstract and t.static_argnums_kw:
+            for _, values, by_name in static_options(use):
+                (names if by_name else positions).update(values)
+        elif t.abstract and t.untraced_none_option and not t.arrays_only:
+            axes = use.kwargs.get(t.untraced_none_option)
+            if isinstance(axes, (cst.Tuple, cst.List)):
+                positions.update(i for i, el in enumerate(axes.elements)
+                                 if isinstance(el.value, cst.Name) and el.value.value == "None")
+            elif axes is not None and not isinstance(axes, cst.Integer):
+                return None  # `in_axes=None` (nothing mapped) or computed: unknown
+        else:
+            return None
     return q, frozenset(positions), frozenset(names)
 
 

@@ -19,6 +19,7 @@ from jaxlint.engine.model import children
 
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
+from jaxlint.engine.values import Shape
 from jaxlint.jax_api import Transform
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -623,9 +624,18 @@ def repeated_functions(model) -> set[FunctionInfo]:
 
 
 def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
-    """The function of this file a call runs: `f(...)` or `self.f(...)`."""
+    """The function of this file a call runs: `f(...)` or `self.f(...)`; for a class of
+    this file, `Model(...)` runs its `__init__`, and `net(x)` on an instance its `__call__`."""
     if isinstance(call.func, cst.Name):
-        return model.resolve_function(call.func)
+        found = model.resolve_function(call.func)
+        if found is None:
+            klass = model.resolve_class(call.func)
+            if klass is not None:
+                return klass.methods.get("__init__")
+            klass = model.value(call.func).cls
+            if klass is not None and model.value(call.func).shape is Shape.OBJECT:
+                return klass.methods.get("__call__")
+        return found
     if isinstance(call.func, cst.Attribute):
         found = method_of_self(model, call.func) or model.method_of_instance(call.func)
         if found is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.tracing import library_application
 from jaxlint.engine.values import Shape
 from jaxlint.jax_api import AXIS_ARGUMENTS, AXIS_TUPLE_REDUCTIONS
 from jaxlint.rules._known_arrays import argument
@@ -62,6 +63,33 @@ class TracedIntegerConversion(TracedValueRule):
                 f"`{self.source(idx)}` raises TracerIntegerConversionError {self.where(func)}; "
                 f"make it an array (jnp.asarray(seq)[i]) or use lax.switch for a list of functions"),
                 func)
+        yield from self._jitted_library_axes()
+
+    def _jitted_library_axes(self):
+        """`jax.jit(jnp.sum)(x, 0)`: jit traces every argument of the library function it
+        wraps, the axis too, unless the axis is named static."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            if not isinstance(call.func, cst.Call):
+                continue
+            found = library_application(model, call)
+            if found is None or found[0] not in AXIS_ARGUMENTS:
+                continue
+            q, static_positions, static_names = found
+            position, error = AXIS_ARGUMENTS[q]
+            axis = argument(call, position, "axis")
+            if axis is None or (isinstance(axis, cst.Name) and axis.value == "None"):
+                continue
+            if "axis" in static_names or position in static_positions:
+                continue
+            label = q.replace("jax.numpy.", "jnp.", 1)
+            yield self.report(axis, (
+                f"`{self.source(call.func)}` traces every argument, so the axis `{self.source(axis)}` "
+                f"of `{label}` is a tracer and the call raises {error}: JAX reads an axis as a "
+                f"Python int while tracing; pass static_argnames=(\"axis\",) to a jit (in_axes=None "
+                f"to a vmap) and `axis=` as a Python int, or close over the axis "
+                f"(lambda x: {label}(x, axis=...))"),
+                model.function_of(call), expected=error)
 
     def _traced_axis(self, call: cst.Call, q: str):
         position, error = AXIS_ARGUMENTS[q]

@@ -74,8 +74,8 @@ class TracedShape(TracedValueRule):
                 yield self.report(arg, (
                     f"`{self.source(call.func)}` traces every argument, so the size `{self.source(arg)}` "
                     f"of `{label}` is a tracer and the call raises {spec.raises}: array shapes must "
-                    f"be known at trace time; pass static_argnames=(\"{keyword}\",) to the jit and "
-                    f"`{keyword}=` as a Python int"),
+                    f"be known at trace time; pass static_argnames=(\"{keyword}\",) to a jit (in_axes=None "
+                    f"to a vmap) and `{keyword}=` as a Python int, or close over it in a lambda"),
                     model.function_of(call), expected=spec.raises)
                 break
 

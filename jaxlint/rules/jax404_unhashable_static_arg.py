@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.tracing import resolve_callable
 from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
@@ -42,6 +43,7 @@ class UnhashableStaticArg(Rule):
                 if kind is None:
                     continue
                 fix = ("pass a tuple instead" if kind in ("a list", "a set") else
+                       "give it hashable fields (tuples, not lists or dicts)" if kind.startswith("a frozen") else
                        "declare the class @dataclass(frozen=True)" if kind.endswith("that is not frozen)") else
                        "define __hash__ too" if kind.endswith("without __hash__)") else
                        "pass a hashable value (a tuple, a frozen dataclass)" if kind == "a dict" else
@@ -51,6 +53,52 @@ class UnhashableStaticArg(Rule):
                        f"are not supported; {fix}")
                 yield self.report(arg, msg, model.function_of(call), static_arg=param)
         yield from self._static_self()
+        yield from self._transformed_jitted()
+
+    def _transformed_jitted(self):
+        """`jax.vmap(partial(f, a, b))(xs)`, `jax.grad(f, argnums=1)(x, n)` of a function
+        jitted with static arguments: where the outer transform traces a static parameter,
+        the jit gets a tracer, which never hashes; where it does not, the jit gets the
+        caller's own value, which must hash."""
+        model = self.model
+        for info in model.functions:
+            jit_ctx = rc._decorator_context(info)
+            if jit_ctx is None or not jit_ctx.static:
+                continue
+            for origin, ctx in list(info.contexts.items()):
+                if ctx is jit_ctx or ctx.via != "wrapper" or not isinstance(origin, cst.Call) \
+                        or not (ctx.abstract or ctx.differentiates):
+                    continue
+                found = resolve_callable(model, origin, [])
+                if found is None or found[0] is not info:
+                    continue
+                offset = found[2]
+                traced = ctx.traced_params if ctx.traced_params is not None else frozenset(
+                    p for p in info.all_params if p not in ctx.static)
+                hit = [p for p in info.positional[offset:] if p in jit_ctx.static and p in traced]
+                if hit:
+                    yield self.report(origin, (
+                        f"`{self.source(origin)}` hands `{info.name}` a tracer for `{hit[0]}`, which "
+                        f"its jit marks static: a tracer is unhashable, so the call raises ValueError: "
+                        f"Non-hashable static arguments are not supported; keep `{hit[0]}` out of the "
+                        f"transform (in_axes=None, argnums, or a closure) or do not mark it static"),
+                        model.function_of(origin), static_arg=hit[0])
+                    continue
+                call = model.parent(origin)
+                if not isinstance(call, cst.Call) or call.func is not origin:
+                    continue
+                callee = rc.JittedCallee(info, jit_ctx, offset, self.source(origin))
+                for param, arg in callee.bind(call):
+                    if param not in jit_ctx.static:
+                        continue
+                    kind = self._unhashable(arg)
+                    if kind is not None:
+                        yield self.report(arg, (
+                            f"`{self.source(origin)}` passes `{self.source(arg)}` on to `{info.name}`'s "
+                            f"static argument `{param}`, and it gets {kind}, which is unhashable: the call "
+                            f"raises ValueError: Non-hashable static arguments are not supported; pass it "
+                            f"as a traced (non-static) argument, or as a hashable value"),
+                            model.function_of(call), static_arg=param)
 
     def _static_self(self):
         """`@partial(jax.jit, static_argnums=0)` on a method of a class whose instances do
@@ -86,10 +134,15 @@ class UnhashableStaticArg(Rule):
                 return "a NumPy array"
             if shape is Shape.ARRAY and not model.value(expr).traced:
                 return "a JAX array"
-        if isinstance(expr, cst.Call) and klass is not None and klass.frozen_dataclass \
-                and any(model.value(a.value).array or model.value(a.value).shape is Shape.NUMPY
-                        for a in expr.args):
-            return f"a frozen `{klass.name}` holding an array"
+        if isinstance(expr, cst.Call) and klass is not None and klass.frozen_dataclass:
+            # A frozen dataclass hashes the tuple of its fields: one field that does not
+            # hash (an array, a dict, a list) makes the instance unhashable.
+            for a in expr.args:
+                if model.value(a.value).array or model.value(a.value).shape is Shape.NUMPY:
+                    return f"a frozen `{klass.name}` holding an array"
+                held = next((kind for t, kind in _LITERALS.items() if isinstance(a.value, t)), None)
+                if held is not None:
+                    return f"a frozen `{klass.name}` holding {held}"
         if isinstance(expr, cst.Call):
             q = model.qualname(expr.func)
             if q in _BUILTINS:
@@ -105,8 +158,9 @@ class UnhashableStaticArg(Rule):
                     and model.value(expr.func.value).array:
                 return "a JAX array"  # `x.sum()` of a known array
             return None
-        if isinstance(expr, cst.Name) and depth == 0:
-            # `sizes = [1, 2]` ... `f(x, sizes)`: every binding makes the same unhashable kind.
+        if isinstance(expr, cst.Name) and depth < 2:
+            # `sizes = [1, 2]` ... `f(x, sizes)`: every binding makes the same unhashable kind
+            # (through one more name: `static = model`).
             kinds = {self._unhashable(v, depth + 1) for v in model.assigned_values(expr) or ()}
             if len(kinds) == 1:
                 return kinds.pop()

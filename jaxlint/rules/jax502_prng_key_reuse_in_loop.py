@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.engine.keyflow import key_findings_for
+from jaxlint.jax_api import KEY_CONSTRUCTORS, LAX_LOOP_BODIES, RANDOM_SAMPLERS, RANDOM_SPLITTERS
 from jaxlint.rules.base import Rule
 
 
@@ -18,7 +19,9 @@ class PrngKeyReuseInLoop(Rule):
         from jaxlint.fixes.prng import split_in_loop
 
         found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
-        return split_in_loop(self.model, found) if found is not None and found.through is None else None
+        if found is None or found.through is not None or isinstance(found.loop, cst.Call):
+            return None  # a per-leaf map needs a tree of keys, not a split in a loop
+        return split_in_loop(self.model, found)
 
     def check(self):
         for found in key_findings_for(self.model, self.code):
@@ -26,15 +29,85 @@ class PrngKeyReuseInLoop(Rule):
             if found.through is not None:
                 yield self._stored_key(found)
                 continue
-            loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
-                "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
             action = "draws the same random numbers" if use.kind == "sample" else \
                 "makes the same subkeys"
+            if isinstance(found.loop, cst.Call):
+                mapper = self.source(found.loop.func)
+                msg = (f"`{use.qualname}({use.key}, ...)` {action} for every leaf: `{mapper}` calls "
+                       f"this function once per leaf, and `{use.key}` is the same each time; split "
+                       f"one key per leaf (`keys = jax.random.split({use.key}, len(leaves))`, "
+                       f"rebuilt with `jax.tree_util.tree_unflatten`) and map over the keys too")
+                yield self.report(use.call, msg, use.function, key=use.key, loop="per-leaf map")
+                continue
+            loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
+                "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
             msg = (f"`{use.qualname}({use.key}, ...)` {action} on every iteration of this "
                    f"{loop}: `{use.key}` is never rebound inside it; split it each iteration "
                    f"(`{use.key}, subkey = jax.random.split({use.key})`, then use `subkey`) or "
                    f"derive one key per step with `jax.random.fold_in({use.key}, i)`")
             yield self.report(use.call, msg, use.function, key=use.key, loop=loop)
+        yield from self._fixed_seed_in_loop_body()
+
+    def _fixed_seed_in_loop_body(self):
+        """`random.normal(random.PRNGKey(0), ...)` in a `lax.fori_loop` / `scan` /
+        `while_loop` body: the key is rebuilt from the same seed on every iteration."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            if q not in RANDOM_SAMPLERS and q not in RANDOM_SPLITTERS:
+                continue
+            func = model.function_of(call)
+            loop = next((c.transforms[0] for c in func.contexts.values()
+                         if c.via == "body" and c.transforms and c.transforms[0] in LAX_LOOP_BODIES),
+                        None) if func is not None else None
+            if loop is None:
+                continue
+            made = self._fixed_key(call, func)
+            if made is None:
+                continue
+            action = "draws the same random numbers" if q in RANDOM_SAMPLERS else "makes the same subkeys"
+            if isinstance(made, cst.Name):
+                why = (f"`{made.value}` is closed over, the same key each time the body "
+                       f"`{func.name}` runs")
+            else:
+                seed = self.source(made.args[0].value) if made.args else "the default"
+                why = f"its key is rebuilt from the fixed seed `{seed}` each time the body `{func.name}` runs"
+            yield self.report(call, (
+                f"`{self.source(call.func)}(...)` {action} on every iteration of `{loop}`: {why}; "
+                f"pass a key in through the loop carry and split it each iteration, or fold in the "
+                f"iteration index (`jax.random.fold_in(key, i)`)"), func, key=self.source(made), loop=loop)
+
+    def _fixed_key(self, call: cst.Call, func):
+        """What makes `call`'s key the same on every run of the body `func`: a key of the
+        enclosing function it closes over, or a `PRNGKey(seed)` call inside it whose seed
+        does not depend on `func`'s parameters."""
+        model = self.model
+        arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "key"),
+                   call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star
+                   else None)
+        if isinstance(arg, cst.Name) and arg.value not in func.all_params \
+                and arg.value not in func.scope.bindings and func.enclosing is not None \
+                and arg.value in func.enclosing.scope.bindings:
+            return arg  # a key of the enclosing function, closed over by the body
+        if isinstance(arg, cst.Name):
+            values = model.assigned_values(arg)
+            if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
+                return None
+            arg = values[0]
+        if not isinstance(arg, cst.Call) or model.qualname(arg.func) not in KEY_CONSTRUCTORS:
+            return None
+        # A literal seed, drawn from directly: a split of `PRNGKey(0)` in a body is often a
+        # dummy key for shapes, and a configured seed (`config.eval_seed`) a deliberately
+        # repeated evaluation.
+        if model.qualname(call.func) not in RANDOM_SAMPLERS or not arg.args \
+                or not isinstance(arg.args[0].value, cst.Integer):
+            return None
+        params = set(func.all_params)
+        local = set(func.scope.bindings)
+        for node in _names_in(arg):
+            if node.value in params or node.value in local:
+                return None
+        return arg
 
     def _stored_key(self, found):
         draw, call = found.use, found.through
@@ -46,3 +119,15 @@ class PrngKeyReuseInLoop(Rule):
                f"{self.model.line_of(call.call)}; pass a new key to each call (split one in the loop), "
                f"or split the stored key and assign the new one back to `{draw.key}`")
         return self.report(draw.call, msg, draw.function, key=draw.key, loop=loop)
+
+
+def _names_in(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            yield n
+        if isinstance(n, cst.Attribute):
+            stack.append(n.value)
+            continue
+        stack.extend(n.children)

@@ -52,7 +52,8 @@ class WhereNanGradient(Rule):
                     if not names or names <= safe or _is_safe(model, arg, guarded) or op in reported:
                         continue
                     value = model.value(arg)
-                    if value.static or not (value.maybe_tracer or names & _traced_names(func)):
+                    if value.static or not (value.maybe_tracer or names & _traced_names(func)
+                                            or names & (differentiated or set())):
                         continue
                     if differentiated is not None and not _names(op) & differentiated:
                         continue  # no gradient flows through the branch: nothing to multiply by 0
@@ -88,10 +89,10 @@ def _traced_names(func) -> set[str]:
     return _derived_names(func, {p for p, v in func.param_values.items() if v.traced})
 
 
-def _differentiated_names(model, func) -> Optional[set[str]]:
+def _differentiated_names(model, func, depth: int = 0) -> Optional[set[str]]:
     """The parameters reverse mode differentiates (grad's `argnums`, by default the
-    first; a helper's traced parameters) and the names bound from them; None when
-    some context does not say."""
+    first; a helper's traced parameters, or those its caller passes differentiated
+    values) and the names bound from them; None when some context does not say."""
     params = list(func.positional)
     out: set[str] = set()
     for c in func.contexts.values():
@@ -101,12 +102,49 @@ def _differentiated_names(model, func) -> Optional[set[str]]:
             if c.traced_params is None:
                 return None
             out |= set(c.traced_params)
+            if not c.traced_params:
+                # Under grad alone the value analysis keeps arrays concrete: follow what
+                # the caller passes (`self.pair(r)` with `r` made from grad's argument).
+                passed = _differentiated_arguments(model, func, c.origin, depth)
+                if passed is None:
+                    return None
+                out |= passed
             continue
         argnums = _argnums(model, c.origin, func)
         if argnums is None:
             return None
-        out |= {params[i] for i in argnums if -len(params) <= i < len(params)}
+        # `jax.grad(pot.energy)`: the bound object fills `self`, and argnums count after it.
+        bound = list(params)
+        if func.is_method and c.via == "wrapper" and params and params[0] in c.static:
+            bound = params[1:]
+        out |= {bound[i] for i in argnums if -len(bound) <= i < len(bound)}
     return _derived_names(func, out)
+
+
+def _differentiated_arguments(model, func, call, depth: int) -> Optional[set[str]]:
+    """The parameters of `func` that `call` passes values derived from its caller's
+    differentiated names."""
+    caller = model.function_of(call) if isinstance(call, cst.Call) else None
+    if caller is None or caller is func or depth >= 3:
+        return None
+    caller_names = _differentiated_names(model, caller, depth + 1)
+    if caller_names is None:
+        return None
+    # `self.pair(r)` / `pot.pair(r)`: the object fills `self`.
+    shift = 1 if func.is_method and isinstance(call.func, cst.Attribute) else 0
+    positional = func.positional[shift:]
+    out: set[str] = set()
+    i = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        name = arg.keyword.value if arg.keyword is not None else (
+            positional[i] if i < len(positional) else None)
+        if arg.keyword is None:
+            i += 1
+        if name is not None and _names(arg.value) & caller_names:
+            out.add(name)
+    return out
 
 
 def _argnums(model, origin, func) -> Optional[tuple[int, ...]]:
@@ -125,7 +163,8 @@ def _argnums(model, origin, func) -> Optional[tuple[int, ...]]:
             if not isinstance(node, cst.Call):
                 return (0,)  # `@jax.grad`
             first = node.args[0].value if node.args else None
-            if first is func.node or isinstance(first, cst.Name) and first.value == func.name:
+            if first is func.node or isinstance(first, cst.Name) and first.value == func.name \
+                    or isinstance(first, cst.Attribute) and first.attr.value == func.name:  # obj.method
                 return _argnums_given(node, spec, 0)
         if not isinstance(node, cst.Call) or not node.args:
             return None
@@ -295,12 +334,37 @@ def _risky_through_names(model, func, branch: cst.BaseExpression):
     """`_risky` of the branch, and of the value of a branch name bound once earlier in the
     same function: `y = jnp.sqrt(x)` ... `jnp.where(x > 0, y, 0.)` is the same NaN."""
     yield from _risky(model, branch)
-    if not isinstance(branch, cst.Name):
-        return
-    values = model.assigned_values(branch)
-    if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
-        return
-    yield from _risky(model, values[0])
+    # A name anywhere in the branch (`eps * inv ** 12` with `inv = 1.0 / r` earlier): the
+    # cotangent 0 reaches `inv`'s own operation all the same.
+    names = [branch] if isinstance(branch, cst.Name) else \
+        [n for n in _walk_expr(branch) if isinstance(n, cst.Name)]
+    seen = set()
+    for name in names:
+        if name.value in seen:
+            continue
+        seen.add(name.value)
+        values = model.assigned_values(name)
+        if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
+            continue
+        yield from _risky(model, values[0])
+
+
+def _walk_expr(expr: cst.CSTNode):
+    """The nodes of an expression, not entering nested functions, and not the attribute
+    names of `a.b` (only `a`)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED):
+            continue
+        yield node
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)
+            continue
+        if isinstance(node, cst.Call):
+            stack.extend(a.value for a in node.args)
+            continue
+        stack.extend(children(node))
 
 
 def _is_safe(model, expr: cst.BaseExpression, guarded: set[str]) -> bool:
