@@ -49,7 +49,7 @@ _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "se
 _DELIBERATE = re.compile(
     r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|numbers|noise|init"
     r"|results?|values|draws|samples|arguments|outputs?)"
-    r"|\bidentical\b|\bre-?us(e|es|ed|ing)\b|\bdeliberate|\bon purpose\b|\bintentional", re.I)
+    r"|\bdeliberate|\bon purpose\b|\bintentional", re.I)
 
 
 class KeyEvent(str, enum.Enum):
