@@ -1014,7 +1014,8 @@ ERROR_WORDING: dict[str, tuple[str, ...]] = {
                # grad of a jitted function whose argument it differentiates is static
                "Non-hashable static arguments are not supported"),
     "JAX804": ("vmap in_axes must be", "vmap was requested to map its argument along axis",
-               "vmap out_axes specification must be a tree prefix"),
+               "vmap out_axes specification must be a tree prefix",
+               "vmap got inconsistent sizes for array axes to be mapped"),
     "JAX805": ("Array has been deleted", "Buffer has been deleted or donated"),
     "JAX806": ("values to unpack", "iteration over a 0-d array"),
 }

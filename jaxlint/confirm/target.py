@@ -241,6 +241,9 @@ class UserFrame:
     filename: str
     line: int
     code: types.CodeType
+    # The last line of the expression that raised: a call written over several lines raises
+    # at its first line, while the finding may point at an argument on a later one.
+    end_line: int = 0
 
     def where(self) -> str:
         return f"{os.path.basename(self.filename)}:{self.line}"
@@ -253,9 +256,20 @@ def user_frames(exc: BaseException) -> list[UserFrame]:
     while tb is not None:
         code = tb.tb_frame.f_code
         if is_user_file(code.co_filename):
-            out.append(UserFrame(code.co_filename, tb.tb_lineno, code))
+            out.append(UserFrame(code.co_filename, tb.tb_lineno, code,
+                                 _end_line(code, tb.tb_lasti, tb.tb_lineno)))
         tb = tb.tb_next
     return out
+
+
+def _end_line(code: types.CodeType, lasti: int, line: int) -> int:
+    """The last line of the instruction's source span (co_positions, Python 3.11+)."""
+    try:
+        positions = list(code.co_positions())[lasti // 2]
+    except (AttributeError, IndexError, TypeError):
+        return line
+    start, end = positions[0], positions[1]
+    return end if start == line and end is not None and end >= line else line
 
 
 def innermost_user_frame(exc: BaseException) -> Optional[UserFrame]:
@@ -273,7 +287,8 @@ def raised_at(exc: BaseException, path: str, first: int, last: int,
         return False
     if key is not None and code_key(frame.code) != key:
         return False
-    return first <= frame.line <= last
+    # The expression that raised covers one of the flagged lines.
+    return frame.line <= last and first <= max(frame.line, frame.end_line)
 
 
 def excerpt(exc: BaseException, limit: int = 3) -> str:

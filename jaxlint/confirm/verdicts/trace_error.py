@@ -117,6 +117,11 @@ def confirm(job: Job) -> Verdict:
         ran = watch.ran(job.line, job.end_line)
         failed = job.state.get("import_error")
         if failed is not None and raised_at(failed, job.path, job.line, job.end_line):
+            if is_expected(job, failed):
+                record = _record(job, failed)
+                record.how = "while importing"
+                return verdict(CONFIRMED, f"{type(failed).__name__} at line {job.line} during "
+                                          f"import", record)
             return verdict(NOT_REPRODUCED, f"line {job.line} raised {type(failed).__name__}, not "
                                            f"the predicted {expected}", _record(job, failed))
         for exc in watch.raised:
