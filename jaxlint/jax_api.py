@@ -1001,7 +1001,10 @@ WRAPPING_INT_CALLS: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[int,
 #: one of which the raised error must contain to confirm the finding. Measured under
 #: jax 0.10.2 (flax 0.12.8 for nnx) on the CPU.
 ERROR_WORDING: dict[str, tuple[str, ...]] = {
-    "JAX207": ("Shapes must be 1D sequences of concrete values of integer type",),
+    # jnp.tile(a, reps) with traced reps (jax 0.10.2): the reps tuple of tracers is a jaxpr
+    # parameter, and JAX rejects it as unhashable.
+    "JAX207": ("Shapes must be 1D sequences of concrete values of integer type",
+               "parameters to jaxpr equations must have __hash__ and __eq__ methods"),
     "JAX208": ("requires ndarray or scalar arguments",),
     "JAX209": ("Slice entries must be static integers",
                "Array slice indices must have static start/stop/step"),
