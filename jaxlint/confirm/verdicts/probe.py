@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 # Rules whose evidence is a value at the flagged line, and lines linked to it (JAX701: the
 # statements that call the differentiated function).
-PROBED = frozenset({"JAX302", "JAX401", "JAX601", "JAX602", "JAX701", "JAX702", "JAX703",
+PROBED = frozenset({"JAX101", "JAX302", "JAX401", "JAX601", "JAX602", "JAX701", "JAX702", "JAX703",
                     "JAX704"})
 MAX_HITS = 200
 MISSING = object()
@@ -117,8 +117,31 @@ def probes_for(path: str, findings: list[dict]) -> dict[int, Probe]:
         last = getattr(stmt, "end_lineno", None) or max(f.get("end_line") or line, line)
         if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)):
             last = line  # the header only
-        out[i] = Probe(line, last, names_in(stmt), unready=f.get("code") in ("JAX601", "JAX602"))
+        names = names_in(stmt)
+        if f.get("code") == "JAX302":
+            # `for p in params: p -= g`: the container the loop variable came from is evidence.
+            loop = loop_of(path, stmt)
+            names += [n for n in names_in(loop.iter if loop is not None else None) if n not in names]
+        out[i] = Probe(line, last, names, unready=f.get("code") in ("JAX601", "JAX602"))
     return out
+
+
+def loop_of(path: str, stmt: Optional[ast.stmt]) -> Optional[ast.For]:
+    """The innermost `for` whose body holds `stmt` (an augmented assignment) and whose target
+    binds the name `stmt` assigns: `for param, g in zip(params, grads): param -= g`."""
+    if not isinstance(stmt, ast.AugAssign) or not isinstance(stmt.target, ast.Name):
+        return None
+    try:
+        tree = ast.parse("".join(linecache.getlines(path)))
+    except (SyntaxError, ValueError):
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For) and node.body[0].lineno <= stmt.lineno <= (node.end_lineno or 0) \
+                and stmt.target.id in names_in(node.target) \
+                and (best is None or node.lineno > best.lineno):
+            best = node
+    return best
 
 
 def linked_probes(path: str, function: Optional[str]) -> list[Probe]:

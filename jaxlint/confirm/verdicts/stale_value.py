@@ -139,6 +139,11 @@ class DiscardedEvidence(Evidence):
     runs: int = 0
 
     def text(self) -> str:
+        if not self.line:
+            return self.note
+        if self.note:  # a loop variable rebound: the container kept the old array
+            return f"line {self.line} ran {self.runs} time(s); {self.note} ({self.value}): " \
+                   f"the updated copy was dropped"
         return f"line {self.line} ran {self.runs} time(s); `{self.name}` was the same array " \
                f"after it ({self.value}): the updated copy was dropped"
 
@@ -156,6 +161,8 @@ def confirm_discarded_update(job: Job) -> Verdict:
         if isinstance(node, _ast.Attribute) and node.attr == "at" and isinstance(node.value, _ast.Name):
             base = node.value.id
             break
+    if isinstance(stmt, _ast.AugAssign):
+        return _rebound_loop_variable(job, stmt)
     if base is None or not isinstance(stmt, _ast.Expr):
         return verdict(COULD_NOT_RUN, "no discarded `x.at[...]` statement at the line")
     hits = probe_hits(job)
@@ -172,6 +179,49 @@ def confirm_discarded_update(job: Job) -> Verdict:
         return verdict(NOT_REPRODUCED, f"`{base}` changed at line {job.line}",
                        DiscardedEvidence(note=f"`{base}` was rebound by the statement"))
     return verdict(COULD_NOT_RUN, f"`{base}` held nothing when line {job.line} ran")
+
+
+def _rebound_loop_variable(job: Job, stmt) -> Verdict:
+    """`for param, g in zip(params, grads): param -= lr * g`: after the statement, `param`
+    names a new array while the container still holds the old one (a NumPy array would be
+    changed in place: the same object before and after, and nothing is lost)."""
+    from jaxlint.confirm.verdicts.probe import MISSING, loop_of, names_in, probe_hits
+
+    name = stmt.target.id
+    loop = loop_of(job.path, stmt)
+    if loop is None:
+        return verdict(COULD_NOT_RUN, f"`{name}` is not the variable of an enclosing `for` loop")
+    containers = [n for n in names_in(loop.iter) if n not in ("zip", "enumerate", "reversed",
+                                                               "list", "tuple", "range")]
+    hits = probe_hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran",
+                       "neither the module-level code nor the program's own call of the "
+                       "function ran it")
+    for hit in hits:
+        old, new = hit.before.get(name, MISSING), hit.after.get(name, MISSING)
+        if old is MISSING or new is MISSING or hit.raised:
+            continue
+        if new is old:
+            return verdict(NOT_REPRODUCED, f"`{name}` was updated in place at line {job.line}",
+                           DiscardedEvidence(note=f"`{name}` was the same object after the "
+                                                  f"statement ({type(old).__name__}): the "
+                                                  f"container saw the update"))
+        for container in containers:
+            held = hit.after.get(container, MISSING)
+            if held is MISSING:
+                continue
+            if any(leaf is old for leaf in jax.tree_util.tree_leaves(held)):
+                return verdict(CONFIRMED, f"`{container}` still holds the old `{name}` after "
+                                          f"line {job.line}",
+                               DiscardedEvidence(line=job.line, name=container, value=short(old),
+                                                 runs=len(hits), note=(
+                                   f"`{name}` was rebound to a new array ({short(new)}); "
+                                   f"`{container}` still holds the array it had before")))
+        return verdict(NOT_REPRODUCED, f"`{name}` was rebound, and no container of the loop "
+                                       f"holds its old value",
+                       DiscardedEvidence(note=f"looked in {', '.join(containers) or 'nothing'}"))
+    return verdict(COULD_NOT_RUN, f"`{name}` held nothing when line {job.line} ran")
 
 
 def _exactly_equal(a, b) -> bool:

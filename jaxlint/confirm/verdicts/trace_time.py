@@ -48,10 +48,59 @@ class _LineStream(io.StringIO):
         return super().write(text)
 
 
+def _printed_tracers(job: Job):
+    """The program's own run at import: the flagged print ran with a tracer among the names
+    it prints (`print(sample)` in a vmapped function prints `VmapTracer(...)`, not the samples)."""
+    from jaxlint.confirm.verdicts.probe import job_probe
+
+    probe = job_probe(job)
+    printed = _printed_names(job)
+    for hit in probe.hits if probe is not None else ():
+        for name, value in hit.before.items():
+            if name not in printed:
+                continue
+            try:
+                leaves = jax.tree_util.tree_leaves(value)
+            except Exception:  # noqa: BLE001 - an odd object: not a tracer
+                continue
+            tracer = next((x for x in leaves if isinstance(x, jax.core.Tracer)), None)
+            if tracer is not None:
+                return len(probe.hits), name, tracer
+    return None
+
+
+def _printed_names(job: Job) -> set[str]:
+    """Names whose values the flagged call writes as they are: `print(x)`, `print(f"{x}")`,
+    `logging.info("%s", x)`; not `x` in `print(x.shape)`, which prints a concrete shape."""
+    import ast
+
+    from jaxlint.confirm.verdicts.probe import statement
+
+    stmt = statement(job.path, job.line)
+    out: set[str] = set()
+    for call in ast.walk(stmt) if stmt is not None else ():
+        if not isinstance(call, ast.Call):
+            continue
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            parts = [v.value for v in arg.values if isinstance(v, ast.FormattedValue)] \
+                if isinstance(arg, ast.JoinedStr) else [arg]
+            out |= {p.id for p in parts if isinstance(p, ast.Name)}
+    return out
+
+
 def confirm_print(job: Job) -> Verdict:
-    """The flagged statement runs once per trace: count how often its line runs in 3 jitted
-    calls against 3 calls under jax.disable_jit(), and show what it wrote."""
+    """The flagged statement runs once per trace: the program's own run printed a tracer, or
+    count how often its line runs in 3 jitted calls against 3 calls under jax.disable_jit(),
+    and show what it wrote."""
     calls = 3
+    seen = _printed_tracers(job)
+    if seen is not None:
+        runs, name, tracer = seen
+        text = " ".join(repr(tracer).split())[:120]
+        return verdict(CONFIRMED, f"the program printed a tracer at line {job.line}",
+                       PrintEvidence(line=job.line, jit_runs=runs, output=text, note=(
+                           f"while the module ran, line {job.line} ran {runs} time(s) with "
+                           f"`{name}` = {text}: it prints the tracer, not the values")))
 
     def body(job, a, jitted, eager):
         jax.clear_caches()  # the trace cache spans jit wrappers: a cached trace prints nothing
