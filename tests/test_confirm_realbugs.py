@@ -70,6 +70,11 @@ CASES_BY_NAME = {
                     "still holds"),
     "loop-numpy-in-place": (lambda: made("loop_rebind.py", "DECOY in place", None, "JAX302"),
                             "not reproduced", "same object"),
+    # A counter on `self`, in a method jitted as a bound method: the program's own calls.
+    "self-counter": (lambda: found("method_counter.py", "REAL counter", "JAX102"), "confirmed",
+                     "went 0 -> 1 -> 1 -> 1"),
+    "self-counter-retraced": (lambda: found("method_counter.py", "DECOY retraced", "JAX102"),
+                              "not reproduced", "went 0 -> 1 -> 2 -> 3"),
     "vmap-print": (lambda: found("vmap_print.py", "REAL print", "JAX101"), "confirmed",
                    "VmapTracer"),
     # `x` holds a tracer when the line runs, but the print writes `x.shape`: the program's

@@ -206,6 +206,9 @@ class ExternalStateWrite(Rule):
         root = root_name(shown) if not isinstance(shown, cst.Name) else shown
         if place == "module" and root is not None:
             details["global_name"] = root.value  # confirm mode looks for the tracer there
+        elif isinstance(shown, cst.Attribute) and isinstance(shown.value, cst.Name) \
+                and shown.value.value == "self" and func.is_method:
+            details["attr_name"] = shown.attr.value  # confirm mode watches `self.<attr>`
         yield self.report(node, msg, func, **details)
 
     def _counts_traces(self, shown, func) -> bool:

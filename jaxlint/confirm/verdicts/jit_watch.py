@@ -106,10 +106,12 @@ def _values(values) -> str:
 
 
 class JitWatch:
-    def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset()):
+    def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset(),
+                 attr_names: set = frozenset()):
         self.real = os.path.realpath(path)
         self.stale_names = stale_names
         self.leak_names = leak_names  # JAX102's globals: watched, never compared eagerly
+        self.attr_names = attr_names  # JAX102's `self.<attr>`, read on a jitted bound method
         self.lines = lines  # JAX401 / JAX402 lines
         self.calls: list[Call] = []
         self.made: list[Made] = []
@@ -135,7 +137,8 @@ class JitWatch:
             made = Made(line, describe(fun), _name(fun))
             self.made.append(made)
         code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
-        stale = (self.stale_names or self.leak_names) and code is not None \
+        stale = (self.stale_names or self.leak_names
+                 or self.attr_names and inspect.ismethod(fun)) and code is not None \
             and os.path.realpath(code.co_filename) == self.real
         if made is None and not stale:
             return jitted
@@ -143,7 +146,12 @@ class JitWatch:
 
     def globals_of(self, rec: "_Watched") -> dict:
         glb = getattr(inspect.unwrap(rec.fun), "__globals__", {})
-        return {n: glb.get(n) for n in self.stale_names | self.leak_names if n in glb}
+        out = {n: glb.get(n) for n in self.stale_names | self.leak_names if n in glb}
+        owner = getattr(rec.fun, "__self__", None) if inspect.ismethod(rec.fun) else None
+        for attr in self.attr_names if owner is not None else ():
+            if hasattr(owner, attr):
+                out[f"self.{attr}"] = getattr(owner, attr)
+        return out
 
     def record(self, rec: "_Watched", args, kwargs, out, before: dict) -> None:
         frame = sys._getframe(2)
@@ -200,9 +208,11 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
              or (f.get("confirm") or {}).get("kind") == "overhead"
              for n in with_decorators(path, f["line"], max(f.get("end_line") or f["line"],
                                                            f["line"]))}
-    if not stale and not lines and not leak:
+    attrs = {(f.get("confirm") or {}).get("attr_name") for f in findings
+             if (f.get("confirm") or {}).get("kind") == "leak"} - {None}
+    if not stale and not lines and not leak and not attrs:
         return None
-    watch = JitWatch(path, stale, lines, leak)
+    watch = JitWatch(path, stale, lines, leak, attrs)
     jax.jit = watch.jit
     state["jit_watch"] = watch
     return watch

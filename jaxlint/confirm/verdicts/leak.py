@@ -100,6 +100,13 @@ def confirm(job: Job) -> Verdict:
     globals or in `self` after a plain trace (cheap), or reported by JAX itself (the leak
     checker's "Leaked trace" while tracing the flagged function, an UnexpectedTracerError for
     a value created in it); else a module-level value that changes once per trace."""
+    attr = job.confirm.get("attr_name")
+    if attr:
+        # `self.n += 1` in a method the program jits as a bound method: its own calls show
+        # the attribute move (or not); a `self` built here would show nothing of the program.
+        once = _runs_once(job, f"self.{attr}", None, None, None, None, None, None)
+        if once is not None:
+            return once
     entry = job.entry()
     sig, is_method, static, jitted, eager = job.callables(entry)
     name = job.confirm.get("global_name")
@@ -185,14 +192,14 @@ def _runs_once(job: Job, name, entry, sig, is_method, static, jitted, eager) -> 
     """`counter += 1` under jit: across the program's own calls (recorded by jit_watch), the
     global moved at the first call (the trace) and not at the later ones."""
     watch = job.state.get("jit_watch")
-    value = getattr(job.module, name, None) if name else None
-    if watch is None or not isinstance(value, (int, float)) or isinstance(value, bool):
+    if watch is None or not name:
         return None
     from jaxlint.confirm.target import code_key, contains
 
     calls = [c for c in watch.calls if job.key is not None and name in c.globals_now
              and (code_key(c.code) == job.key or contains(c.code, job.key))]
-    if len(calls) < 2:
+    value = calls[-1].globals_after.get(name) if calls else getattr(job.module, name, None)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or len(calls) < 2:
         return None
     moves = [c.globals_after.get(name) != c.globals_now.get(name) for c in calls]
     seen = " -> ".join(str(c.globals_now.get(name)) for c in calls) + \
