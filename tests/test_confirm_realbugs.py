@@ -75,6 +75,16 @@ CASES_BY_NAME = {
                      "went 0 -> 1 -> 1 -> 1"),
     "self-counter-retraced": (lambda: found("method_counter.py", "DECOY retraced", "JAX102"),
                               "not reproduced", "went 0 -> 1 -> 2 -> 3"),
+    # Draws inside a function the program jits: its keys are tracers there; the program's
+    # own first call, with its arguments, without jit, shows the keys.
+    "jitted-same-key": (lambda: made("jitted_draws.py", "REAL same key", "kernel", "JAX501",
+                                     "prng", previous_line=line_of(CASES / "jitted_draws.py",
+                                                                   "# first draw")),
+                        "confirmed", "the program's call at line"),
+    "jitted-split-keys": (lambda: made("jitted_draws.py", "DECOY split", "split_kernel", "JAX501",
+                                       "prng", previous_line=line_of(CASES / "jitted_draws.py",
+                                                                     "split first draw")),
+                          "not reproduced", "the program's call at line"),
     "vmap-print": (lambda: found("vmap_print.py", "REAL print", "JAX101"), "confirmed",
                    "VmapTracer"),
     # `x` holds a tracer when the line runs, but the print writes `x.shape`: the program's

@@ -11,6 +11,32 @@ from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODU
                                            Verdict, first_line, verdict)
 
 
+def _program_call(job: Job):
+    """The program called the jitted function itself (its keys were tracers there): the first
+    of those calls, with the arguments the program passed, once more without jit, so that the
+    keys are concrete and the draws can be compared. (draws, how), or None."""
+    from jaxlint.confirm.target import code_key
+
+    watch = job.state.get("jit_watch")
+    calls = [c for c in (watch.calls if watch is not None else ())
+             if c.args and job.key is not None and code_key(c.code) == job.key]
+    if not calls:
+        return None
+    call = calls[0]
+    fn = next((c for c in vars(job.module).values() if getattr(c, "code", None) is call.code
+               or getattr(getattr(c, "__wrapped__", None), "__code__", None) is call.code), None)
+    if fn is None:
+        return None
+    start = len(job.state["draws"])
+    try:
+        with jax.disable_jit():
+            fn(*call.args, **call.kwargs)
+    except Exception:  # noqa: BLE001 - the draws made before the error still count
+        pass
+    return job.state["draws"][start:], (f"the program's call at line {call.line}, with its "
+                                        f"arguments, without jit (under jit its keys are tracers)")
+
+
 @dataclasses.dataclass
 class DrawEvidence(Evidence):
     """Two draws, at the flagged sites, with the same key."""
@@ -26,6 +52,10 @@ def confirm(job: Job) -> Verdict:
     state = job.state
     draws = [d for d in state["import_draws"]]
     how, shapes = "at import", ""
+    if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
+        replayed = _program_call(job)
+        if replayed is not None:
+            draws, how = replayed
     if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
@@ -67,7 +97,8 @@ def confirm(job: Job) -> Verdict:
                 first_line=other["line"], second_line=d["line"], key=d["key"],
                 values=f"{other['value']} / {d['value']}",
                 note=f"{other['fn']} at line {other['line']} -> {other['value']}; "
-                     f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']})"), shapes)
+                     f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']}; "
+                     f"drawn {how})"), shapes)
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
                    f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)

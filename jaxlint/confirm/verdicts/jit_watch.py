@@ -40,6 +40,8 @@ class Call:
     eager_result: Any
     error: str = ""
     globals_after: dict = dataclasses.field(default_factory=dict)
+    args: tuple = ()  # what the program passed (kept for the functions of JAX5xx findings)
+    kwargs: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -107,11 +109,14 @@ def _values(values) -> str:
 
 class JitWatch:
     def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset(),
-                 attr_names: set = frozenset()):
+                 attr_names: set = frozenset(), arg_functions: set = frozenset()):
         self.real = os.path.realpath(path)
         self.stale_names = stale_names
         self.leak_names = leak_names  # JAX102's globals: watched, never compared eagerly
         self.attr_names = attr_names  # JAX102's `self.<attr>`, read on a jitted bound method
+        # JAX5xx's jitted functions: their calls' arguments are kept, so that the draws can be
+        # shown with the arguments the program passed (under jit the keys are tracers).
+        self.arg_functions = arg_functions
         self.lines = lines  # JAX401 / JAX402 lines
         self.calls: list[Call] = []
         self.made: list[Made] = []
@@ -138,8 +143,9 @@ class JitWatch:
             self.made.append(made)
         code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
         stale = (self.stale_names or self.leak_names
-                 or self.attr_names and inspect.ismethod(fun)) and code is not None \
-            and os.path.realpath(code.co_filename) == self.real
+                 or self.attr_names and inspect.ismethod(fun)
+                 or code is not None and code.co_name in self.arg_functions) \
+            and code is not None and os.path.realpath(code.co_filename) == self.real
         if made is None and not stale:
             return jitted
         return _Watched(self, jitted, fun, code, made, bool(stale))
@@ -169,7 +175,11 @@ class JitWatch:
                 error = ""
             except Exception as exc:  # noqa: BLE001 - compared as "no eager result"
                 eager, error = None, first_line(exc)
-        self.calls.append(Call(rec.code, frame.f_lineno, before, out, eager, error, after))
+        call = Call(rec.code, frame.f_lineno, before, out, eager, error, after)
+        if rec.code is not None and rec.code.co_name in self.arg_functions \
+                and sum(c.code is rec.code for c in self.calls) < 3:
+            call.args, call.kwargs = tuple(args), dict(kwargs)
+        self.calls.append(call)
 
     def made_at(self, first: int, last: int) -> list[Made]:
         lines = with_decorators(self.real, first, last)
@@ -210,9 +220,11 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
                                                            f["line"]))}
     attrs = {(f.get("confirm") or {}).get("attr_name") for f in findings
              if (f.get("confirm") or {}).get("kind") == "leak"} - {None}
-    if not stale and not lines and not leak and not attrs:
+    draws = {(f.get("function") or "").rsplit(".", 1)[-1] for f in findings
+             if (f.get("confirm") or {}).get("kind") == "prng"} - {""}
+    if not stale and not lines and not leak and not attrs and not draws:
         return None
-    watch = JitWatch(path, stale, lines, leak, attrs)
+    watch = JitWatch(path, stale, lines, leak, attrs, draws)
     jax.jit = watch.jit
     state["jit_watch"] = watch
     return watch
