@@ -85,6 +85,12 @@ CASES_BY_NAME = {
                                        "prng", previous_line=line_of(CASES / "jitted_draws.py",
                                                                      "split first draw")),
                           "not reproduced", "the program's call at line"),
+    # timeit of a jitted call: the results the line's own calls made, still computing when
+    # the line ended (no lambda frame is watched: that would wait on them and move the clock).
+    "timeit-unwaited": (lambda: found("timed_calls.py", "REAL unwaited", "JAX601"), "confirmed",
+                        "jitted call(s) made in the line"),
+    "timeit-waited": (lambda: made("timed_calls.py", "DECOY waited", None, "JAX601", "timing"),
+                      "not reproduced", "in the program's own run"),
     "vmap-print": (lambda: found("vmap_print.py", "REAL print", "JAX101"), "confirmed",
                    "VmapTracer"),
     # `x` holds a tracer when the line runs, but the print writes `x.shape`: the program's

@@ -117,6 +117,9 @@ class JitWatch:
         # JAX5xx's jitted functions: their calls' arguments are kept, so that the draws can be
         # shown with the arguments the program passed (under jit the keys are tracers).
         self.arg_functions = arg_functions
+        # JAX601: the results of every jitted call of the file's functions, in order, for the
+        # timing probes (None: not kept).
+        self.outputs: Optional[list] = None
         self.lines = lines  # JAX401 / JAX402 lines
         self.calls: list[Call] = []
         self.made: list[Made] = []
@@ -144,7 +147,8 @@ class JitWatch:
         code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
         stale = (self.stale_names or self.leak_names
                  or self.attr_names and inspect.ismethod(fun)
-                 or code is not None and code.co_name in self.arg_functions) \
+                 or code is not None and code.co_name in self.arg_functions
+                 or self.outputs is not None) \
             and code is not None and os.path.realpath(code.co_filename) == self.real
         if made is None and not stale:
             return jitted
@@ -196,6 +200,9 @@ class _Watched:
     def __call__(self, *args, **kwargs):
         before = self._watch.globals_of(self) if self._stale else {}
         out = self._jitted(*args, **kwargs)
+        outputs = self._watch.outputs
+        if outputs is not None and len(outputs) < 10 * MAX_RECORDS:
+            outputs.append(out)
         if self._made is not None:
             self._made.calls += 1
         if self._stale:
@@ -222,9 +229,17 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
              if (f.get("confirm") or {}).get("kind") == "leak"} - {None}
     draws = {(f.get("function") or "").rsplit(".", 1)[-1] for f in findings
              if (f.get("confirm") or {}).get("kind") == "prng"} - {""}
-    if not stale and not lines and not leak and not attrs and not draws:
+    timed = [i for i, f in enumerate(findings) if f.get("code") == "JAX601"]
+    if not stale and not lines and not leak and not attrs and not draws and not timed:
         return None
     watch = JitWatch(path, stale, lines, leak, attrs, draws)
+    if timed:
+        watch.outputs = []
+        for i in timed:
+            probe = (state.get("probes") or {}).get(i)
+            if probe is not None:
+                probe.outputs = watch.outputs
+                probe.own = (findings[i].get("function") or "<module>").rsplit(".", 1)[-1]
     jax.jit = watch.jit
     state["jit_watch"] = watch
     return watch

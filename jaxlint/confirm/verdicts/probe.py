@@ -41,31 +41,91 @@ class Probe:
         self.names = names
         self.check_unready = unready
         self.hits: list[Hit] = []
+        # The results of the program's jitted calls, in call order (jit_watch fills it): those
+        # made while the line ran and still computing when it ended were timed unfinished.
+        self.outputs: Optional[list] = None
+        self.own: Optional[str] = None  # the code name of the line's own frame, when known
+        self._seen = 0  # outputs already looked at by an earlier run of the line
 
     def open(self, frame) -> dict:
+        if self.own is not None and frame.f_code.co_name != self.own:
+            # A lambda written on the line (`timeit(lambda: f(x))`) starts there too; watching
+            # it would block on its results, and change the timing the line measures.
+            return {"foreign": True}
         loc = frame.f_locals
+        earlier = []
+        if self.outputs is not None:
+            # Results of jitted calls made since the line last ran (`f(x)` unassigned, then
+            # `end = time.perf_counter()`): read without waiting, so the clock is not moved.
+            earlier = [out for out in self.outputs[self._seen:] if _computing(out)]
         state = {"before": {n: loc.get(n, MISSING) for n in self.names}, "t": time.perf_counter(),
-                 "unready": _unready(loc) if self.check_unready else []}
+                 "unready": _unready(loc) if self.check_unready else [],
+                 "outputs": len(self.outputs) if self.outputs is not None else 0,
+                 "earlier": earlier}
+        if earlier:
+            state["unready"] = state["unready"] + [
+                f"the results of {len(earlier)} jitted call(s) made before the line"]
         return state
 
     def close(self, frame, state: dict, returned: Any, raised: bool) -> None:
-        if len(self.hits) >= MAX_HITS:
+        if len(self.hits) >= MAX_HITS or state.get("foreign"):
             return
         seconds = time.perf_counter() - state["t"]
+        made = self.outputs[state["outputs"]:] if self.outputs is not None else []
+        running = [out for out in made if _computing(out)]
+        if self.outputs is not None:
+            self._seen = len(self.outputs)
+        if state["earlier"]:
+            t = time.perf_counter()
+            for out in state["earlier"]:
+                _wait(out)
+            state["made_wait"] = time.perf_counter() - t
+        if running:
+            # Work the line itself started (`timeit(lambda: f(x))`): still computing once the
+            # line, and the clock in it, was done.
+            t = time.perf_counter()
+            for out in running:
+                _wait(out)
+            state["unready"] = state["unready"] + [
+                f"the results of {len(running)} of the {len(made)} jitted call(s) made in the line"]
+            state["made_wait"] = state.get("made_wait", 0.0) + time.perf_counter() - t
         loc = frame.f_locals
-        wait = 0.0
+        wait = state.get("made_wait", 0.0)
         if state["unready"]:
             # Waiting for them changes no value; it says how much work the clock missed.
             t = time.perf_counter()
             for name in state["unready"]:
                 try:
                     loc[name].block_until_ready()
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - not a name (the line's own calls), a tracer
                     continue
-            wait = time.perf_counter() - t
+            wait += time.perf_counter() - t
         self.hits.append(Hit(state["before"], {n: loc.get(n, MISSING) for n in self.names},
                              returned, seconds, state["unready"], raised, frame.f_code.co_name,
                              wait))
+
+
+def _computing(value) -> bool:
+    import jax
+
+    for leaf in jax.tree_util.tree_leaves(value):
+        ready = getattr(leaf, "is_ready", None)
+        try:
+            if callable(ready) and not ready():
+                return True
+        except Exception:  # noqa: BLE001 - a deleted buffer, a tracer
+            continue
+    return False
+
+
+def _wait(value) -> None:
+    import jax
+
+    for leaf in jax.tree_util.tree_leaves(value):
+        try:
+            leaf.block_until_ready()
+        except Exception:  # noqa: BLE001
+            continue
 
 
 def _unready(namespace: dict) -> list[str]:

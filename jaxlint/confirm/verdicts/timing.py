@@ -67,7 +67,10 @@ def confirm_timing(job: Job) -> Verdict:
     if not _CLOCKS.search(_source(job)):
         return verdict(NOT_REPRODUCED, f"line {job.line} reads no clock",
                        TimingEvidence(line=job.line, note="the line calls no timer"))
-    hits = probe_hits(job)
+    # Runs of the line in its own function, not in a lambda written on it (`timeit(lambda:
+    # f(x))`: the lambda's frame starts at the line too).
+    own = (job.f.get("function") or "<module>").rsplit(".", 1)[-1]
+    hits = [h for h in probe_hits(job) if h.frame_name == own]
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran",
                        "the program did not run the timed code at import (a `__main__` block "
