@@ -91,6 +91,14 @@ CASES_BY_NAME = {
                         "jitted call(s) made in the line"),
     "timeit-waited": (lambda: made("timed_calls.py", "DECOY waited", None, "JAX601", "timing"),
                       "not reproduced", "in the program's own run"),
+    # The program's own gradient, printed and bound to no name: NaN while the where ran.
+    "where-grad-nan": (lambda: found("where_grad.py", "REAL where", "JAX701"), "confirmed",
+                       "[ nan 0.25]"),
+    "where-grad-double": (lambda: made("where_grad.py", "DECOY double where", "safe_sqrt",
+                                       "JAX701"), "not reproduced", "got no NaN"),
+    # A NaN gradient elsewhere in the program, while the flagged line ran only outside grad.
+    "where-grad-elsewhere": (lambda: made("where_grad.py", "DECOY not differentiated", "other",
+                                          "JAX701"), "not reproduced", "got no NaN"),
     "vmap-print": (lambda: found("vmap_print.py", "REAL print", "JAX101"), "confirmed",
                    "VmapTracer"),
     # `x` holds a tracer when the line runs, but the print writes `x.shape`: the program's

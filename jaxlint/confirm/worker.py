@@ -233,6 +233,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         watch.add_probe(p)
     state["import_warnings"] = []
     from jaxlint.confirm.verdicts import jit_watch
+    state["live_watch"] = watch
     jit_watch.install(state, path, findings)
     started = time.monotonic()
     import_error = None

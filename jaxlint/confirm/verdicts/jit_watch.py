@@ -216,7 +216,58 @@ class _Watched:
         return self if instance is None else functools.partial(self, instance)
 
 
+@dataclasses.dataclass
+class Gradient:
+    """One call of a gradient function the program made (jax.grad / jax.value_and_grad)."""
+
+    line: int  # the caller's line in the file
+    out: Any
+    ran: dict  # finding index -> runs of its lines during the call
+
+
+def watch_gradients(state: dict, path: str, lines: dict) -> None:
+    """JAX701: record what the program's own gradient calls return, and how often each flagged
+    `where` line ran while they were computed (`lines`: finding index -> (first, last))."""
+    real = os.path.realpath(path)
+    state["gradients"] = grads = []
+
+    def runs(first, last) -> int:
+        watch = state.get("live_watch")
+        return sum(n for (_, at), n in list(watch.counts.items())
+                   if first <= at <= last) if watch is not None else 0
+
+    def patch(name):
+        original = getattr(jax, name)
+
+        @functools.wraps(original)
+        def transform(fun, *args, **kwargs):
+            made = original(fun, *args, **kwargs)
+
+            @functools.wraps(made)
+            def call(*a, **k):
+                before = {i: runs(*span) for i, span in lines.items()}
+                out = made(*a, **k)
+                frame = sys._getframe(1)
+                while frame is not None and os.path.realpath(frame.f_code.co_filename) != real:
+                    frame = frame.f_back
+                if frame is not None and len(grads) < MAX_RECORDS:
+                    grads.append(Gradient(frame.f_lineno, out, {
+                        i: runs(*span) - before[i] for i, span in lines.items()}))
+                return out
+
+            return call
+
+        setattr(jax, name, transform)
+
+    for name in ("grad", "value_and_grad"):
+        patch(name)
+
+
 def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
+    nan_lines = {i: (f["line"], max(f.get("end_line") or f["line"], f["line"]))
+                 for i, f in enumerate(findings) if f.get("code") == "JAX701"}
+    if nan_lines:
+        watch_gradients(state, path, nan_lines)
     stale = {(f.get("confirm") or {}).get("global_name") for f in findings
              if (f.get("confirm") or {}).get("kind") == "stale-global"} - {None}
     leak = {(f.get("confirm") or {}).get("global_name") for f in findings

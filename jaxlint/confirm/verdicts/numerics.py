@@ -219,6 +219,12 @@ def confirm_clamped_index(job: Job) -> Verdict:
     return verdict(CONFIRMED, f"index {idx} on {size} elements ran without error", record)
 
 
+def _has_nan(value) -> bool:
+    leaves = [np.asarray(x) for x in jax.tree_util.tree_leaves(value)
+              if hasattr(x, "dtype") and not isinstance(x, jax.core.Tracer)]
+    return any(np.isnan(x).any() for x in leaves if np.issubdtype(x.dtype, np.inexact))
+
+
 def confirm_nan_gradient(job: Job) -> Verdict:
     """The flagged `where` ran, and a statement that calls the differentiated function got a
     NaN: the program's own gradient."""
@@ -240,6 +246,16 @@ def confirm_nan_gradient(job: Job) -> Verdict:
                                                     dtype=_dtype(value), expected="a finite gradient",
                                                     runs=len(probe.hits),
                                                     note=f"line {job.line} ran {ran} time(s) "
+                                                         f"while it was computed"))
+    # The program's own jax.grad calls (`print(jax.grad(energy)(xs))`: a value no statement
+    # binds), those during which the flagged line ran.
+    for g in job.state.get("gradients") or ():
+        during = g.ran.get(job.f.get("_index"), 0)
+        if during and _has_nan(g.out):
+            return verdict(CONFIRMED, f"the gradient computed at line {g.line} is NaN",
+                           NumericsEvidence(line=g.line, name="", value=short(g.out),
+                                            dtype=_dtype(g.out), expected="a finite gradient",
+                                            runs=1, note=f"line {job.line} ran {during} time(s) "
                                                          f"while it was computed"))
     if not ran:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran while the program ran",
