@@ -22,11 +22,6 @@ NOT_CONFIRMED = {
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
     ("JAX105", 1, 15): "the generator yields equal batches: the program's calls cannot show it",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",
-    ("JAX302", 2, 15): "confirm's JAX302 check reads a discarded `x.at[...]` statement, not `-=` on a loop variable",
-    ("JAX804", 4, 12): "the module-level call raises the predicted ValueError, but confirm's trace-error "
-                       "check (traced abstractly) does not match it to this finding: not yet investigated",
-    ("JAX804", 5, 10): "the module-level call raises the predicted ValueError, but confirm's trace-error "
-                       "check (traced abstractly) does not match it to this finding: not yet investigated",
     ("JAX503", 2, 20): "confirm compares the jax.random calls at the lines; the first split is in `loss`, "
                        "reached through update's lambda",
 }

@@ -70,8 +70,8 @@ def _printed_tracers(job: Job):
 
 
 def _printed_names(job: Job) -> set[str]:
-    """Names whose values the flagged call writes as they are: `print(x)`, `print(f"{x}")`,
-    `logging.info("%s", x)`; not `x` in `print(x.shape)`, which prints a concrete shape."""
+    """Names whose values the flagged `print` writes as they are: `print(x)`, `print(f"{x}")`;
+    not `x` in `print(x.shape)`, which prints a concrete shape."""
     import ast
 
     from jaxlint.confirm.verdicts.probe import statement
@@ -79,7 +79,10 @@ def _printed_names(job: Job) -> set[str]:
     stmt = statement(job.path, job.line)
     out: set[str] = set()
     for call in ast.walk(stmt) if stmt is not None else ():
-        if not isinstance(call, ast.Call):
+        # Python's own print writes what it gets; jax.debug.print formats values on every
+        # call, and a logger may write nothing at all (no handler at that level).
+        if not isinstance(call, ast.Call) or not (isinstance(call.func, ast.Name)
+                                                  and call.func.id == "print"):
             continue
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             parts = [v.value for v in arg.values if isinstance(v, ast.FormattedValue)] \
