@@ -6,7 +6,10 @@ It returns JAX's own jitted object, wrapped only where a finding needs it:
   jax.disable_jit() at that moment, and the globals the finding names as they were then;
 - the jitted objects made at a JAX401 / JAX402 line: each is recorded with what it wraps
   (`Made.key`: equal for two lambdas with the same code and closure, two partials with the same
-  function and arguments, the same bound method), and its calls are counted.
+  function and arguments, the same bound method), and its calls are counted;
+- the jitted functions of the file, when it has a trace-time print or value finding (JAX101,
+  JAX104, JAX105): their calls are recorded (never compared), so that a recipe calls a function
+  no more often than the program did.
 Nothing is rebound, re-run or called twice: the program's own calls pass straight through.
 """
 
@@ -106,10 +109,12 @@ def _values(values) -> str:
 
 
 class JitWatch:
-    def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset()):
+    def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset(),
+                 count_calls: bool = False):
         self.real = os.path.realpath(path)
         self.stale_names = stale_names
         self.leak_names = leak_names  # JAX102's globals: watched, never compared eagerly
+        self.count_calls = count_calls  # JAX101/104/105: the program's calls, recorded only
         self.lines = lines  # JAX401 / JAX402 lines
         self.calls: list[Call] = []
         self.made: list[Made] = []
@@ -135,7 +140,7 @@ class JitWatch:
             made = Made(line, describe(fun), _name(fun))
             self.made.append(made)
         code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
-        stale = (self.stale_names or self.leak_names) and code is not None \
+        stale = (self.stale_names or self.leak_names or self.count_calls) and code is not None \
             and os.path.realpath(code.co_filename) == self.real
         if made is None and not stale:
             return jitted
@@ -200,9 +205,10 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
              or (f.get("confirm") or {}).get("kind") == "overhead"
              for n in with_decorators(path, f["line"], max(f.get("end_line") or f["line"],
                                                            f["line"]))}
-    if not stale and not lines and not leak:
+    count = any((f.get("confirm") or {}).get("kind") in ("print", "iterator") for f in findings)
+    if not stale and not lines and not leak and not count:
         return None
-    watch = JitWatch(path, stale, lines, leak)
+    watch = JitWatch(path, stale, lines, leak, count)
     jax.jit = watch.jit
     state["jit_watch"] = watch
     return watch
@@ -224,6 +230,25 @@ def with_decorators(path: str, first: int, last: int) -> set[int]:
             for d in node.decorator_list:
                 lines |= set(range(d.lineno, (d.end_lineno or d.lineno) + 1))
     return lines
+
+
+def program_calls(state: dict, entry_code) -> int:
+    """How often the program called the function whose code is `entry_code`: its jitted
+    calls, recorded above, or its plain calls (the runs of its first line while importing)."""
+    from jaxlint.confirm.target import code_key
+
+    if entry_code is None:
+        return 0
+    key = code_key(entry_code)
+    watch = state.get("jit_watch")
+    jitted = sum(1 for c in watch.calls if c.code is not None and code_key(c.code) == key) \
+        if watch is not None else 0
+    lines = state.get("import_watch")
+    plain = 0
+    if lines is not None:
+        runs = [(ln, n) for (code, ln), n in lines.counts.items() if code_key(code) == key]
+        plain = min(runs)[1] if runs else 0  # its first line runs once per call (or trace)
+    return max(jitted, plain)
 
 
 def repeated(made: list[Made]) -> Counter:
