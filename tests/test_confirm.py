@@ -248,6 +248,7 @@ def test_a_global_the_program_never_rebinds_is_not_judged(confirmed):
     ("could_not_run.py", "# case: never-ran", "never ran"),
     ("could_not_run.py", "# case: self", "cannot build `self`"),
     ("import_fails.py", "if x > 0", "import failed"),
+    ("import_fails.py", "if x > 0", "missing module not_a_module_anywhere_xyz"),  # what is missing
     ("exits.py", "if x > 0", "exited with code 3"),
     ("segfault.py", "if x > 0", "killed by signal 11"),
 ])

@@ -110,7 +110,7 @@ def reason(v: dict) -> str:
     text = f"{v.get('summary', '')} {v.get('evidence', '')}"
     m = re.search(r"No module named '([\w.]+)'", text)
     if m:
-        return f"missing package {m.group(1).split('.')[0]}"
+        return f"missing module {m.group(1).split('.')[0]}"
     s = v.get("summary", "") or "?"
     s = re.sub(r"\bat \S+:\d+", "at <file>:<line>", s)
     s = re.sub(r"\bline \d+", "line <n>", s)
