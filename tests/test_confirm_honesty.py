@@ -109,6 +109,11 @@ CASES_BY_NAME = {
     "iterator-twice-real": (made(CO, "REAL iterator-twice", "step_twice", "iterator"), "confirmed"),
     "random-twice-real": (made(CO, "REAL random-twice", "noise_twice", "iterator"), "confirmed"),
     "print-twice-real": (made(CO, "REAL print-twice", "shape_twice", "print"), "confirmed"),
+    # A counter moved once per trace: one program call moves it as a plain call would.
+    "counter-once-decoy": (made(CO, "DECOY counter-once", "count_once", "leak",
+                                global_name="CALLS_ONCE"), "not confirmed"),
+    "counter-twice-real": (made(CO, "REAL counter-twice", "count_twice", "leak",
+                                global_name="CALLS_TWICE"), "confirmed"),
 }
 
 

@@ -7,6 +7,8 @@ import numpy as np
 
 ONCE = iter([float(i) for i in range(20)])
 TWICE = iter([float(i) for i in range(20)])
+CALLS_ONCE = 0
+CALLS_TWICE = 0
 
 
 @jax.jit
@@ -41,10 +43,26 @@ def shape_twice(x):
     return x + 1
 
 
+@jax.jit
+def count_once(x):
+    global CALLS_ONCE
+    CALLS_ONCE += 1  # DECOY counter-once: moved by the one call the program made
+    return x + 1
+
+
+@jax.jit
+def count_twice(x):
+    global CALLS_TWICE
+    CALLS_TWICE += 1  # REAL counter-twice: moved by the first call only
+    return x + 1
+
+
 step_once(0.0)
+count_once(0.0)
 noise_once(0.0)
 shape_once(np.zeros(3, np.float32))
 for _ in range(2):
     step_twice(0.0)
     noise_twice(0.0)
     shape_twice(np.zeros(3, np.float32))
+    count_twice(0.0)
