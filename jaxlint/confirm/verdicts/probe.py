@@ -33,6 +33,9 @@ class Hit:
     raised: bool = False
     frame_name: str = ""
     wait: float = 0.0  # seconds those arrays still took to finish once the line was done
+    # Names the line bound to jax arrays still computing when it was done (what a clock read
+    # right after it, as IPython's %time does, would miss).
+    unready_after: list = dataclasses.field(default_factory=list)
 
 
 class Probe:
@@ -53,6 +56,9 @@ class Probe:
             return
         seconds = time.perf_counter() - state["t"]
         loc = frame.f_locals
+        after = {n: loc.get(n, MISSING) for n in self.names}
+        unready_after = _unready({n: v for n, v in after.items() if v is not state["before"].get(n)}) \
+            if self.check_unready else []
         wait = 0.0
         if state["unready"]:
             # Waiting for them changes no value; it says how much work the clock missed.
@@ -63,9 +69,8 @@ class Probe:
                 except Exception:  # noqa: BLE001
                     continue
             wait = time.perf_counter() - t
-        self.hits.append(Hit(state["before"], {n: loc.get(n, MISSING) for n in self.names},
-                             returned, seconds, state["unready"], raised, frame.f_code.co_name,
-                             wait))
+        self.hits.append(Hit(state["before"], after, returned, seconds, state["unready"], raised,
+                             frame.f_code.co_name, wait, unready_after))
 
 
 def _unready(namespace: dict) -> list[str]:
