@@ -6,6 +6,7 @@ verdicts with judged.tsv.
     python benchmarks/realworld/confirm_ledger.py --jobs 2 --timeout 30 --save /tmp/confirm_ledger.json
     python benchmarks/realworld/confirm_ledger.py --load /tmp/confirm_ledger.json   # report again
     python benchmarks/realworld/confirm_ledger.py --repo dfm/tinygp --show F       # one repo, the F rows
+    python benchmarks/realworld/confirm_ledger.py --codes JAX101,JAX104 --jaxlint-root /tmp/old
 
 Each judged file is linted with the default rules (as ledger.py does) and its findings are
 joined to judged.tsv the same way. The files are split into --jobs groups; each group is one
@@ -28,7 +29,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+# --jaxlint-root DIR measures another checkout (a commit extracted with `git archive`).
+ROOT = Path(sys.argv[sys.argv.index("--jaxlint-root") + 1]).resolve() \
+    if "--jaxlint-root" in sys.argv[:-1] else HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
@@ -37,9 +40,11 @@ import ledger  # noqa: E402
 CONFIRMED, NOT_REPRODUCED, COULD_NOT_RUN = "confirmed", "not reproduced", "could not run"
 
 
-def judged_files(judged: list[dict], sets: dict[str, str], corpus: Path, repo: str | None):
+def judged_files(judged: list[dict], sets: dict[str, str], corpus: Path, repo: str | None,
+                 codes: set[str] | None = None):
     """(repo, path, file on disk) for every file with a judged finding, in a stable order."""
-    seen = sorted({(r["repo"], r["path"]) for r in judged if repo is None or r["repo"] == repo})
+    seen = sorted({(r["repo"], r["path"]) for r in judged if (repo is None or r["repo"] == repo)
+                   and (codes is None or r["code"] in codes)})
     out = []
     for rep, path in seen:
         full = corpus / sets.get(rep, "user") / rep.replace("/", "__") / path
@@ -174,6 +179,8 @@ def main(argv=None) -> int:
     ap.add_argument("--judged", type=Path, default=HERE / "judged.tsv")
     ap.add_argument("--repos", type=Path, default=HERE / "repos.tsv")
     ap.add_argument("--repo", help="only this repository (owner/name)")
+    ap.add_argument("--codes", help="only files with a judged finding of these codes (comma-separated)")
+    ap.add_argument("--jaxlint-root", type=Path, default=ROOT, help="the jaxlint checkout to run")
     ap.add_argument("--jobs", type=int, default=2, help="confirm runs in parallel")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per file")
     ap.add_argument("--save", type=Path, help="write the joined rows as JSON")
@@ -187,7 +194,8 @@ def main(argv=None) -> int:
         report(data["rows"], args.show)
         return 0
     judged = ledger.load_judged(args.judged)
-    files = judged_files(judged, ledger.repo_sets(args.repos), args.corpus, args.repo)
+    codes = set(args.codes.split(",")) if args.codes else None
+    files = judged_files(judged, ledger.repo_sets(args.repos), args.corpus, args.repo, codes)
     if not files:
         raise SystemExit(f"no judged file found under {args.corpus} (run fetch_corpus.py)")
     pairs = lint(files)
