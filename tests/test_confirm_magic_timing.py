@@ -58,3 +58,39 @@ def test_timeit_of_a_dropped_value_could_not_run_and_says_why(verdicts):
     v = verdicts[4]
     assert v["verdict"] == "could not run", v
     assert "keeps no value" in v["summary"]
+
+
+TIMEIT = '''import timeit
+import jax.numpy as jnp
+
+a = jnp.ones((1500, 1500))
+t_async = timeit.repeat(lambda: jnp.dot(a, a), number=1, repeat=3)  # REAL
+t_sync = timeit.repeat(lambda: jnp.dot(a, a).block_until_ready(), number=1, repeat=3)  # DECOY
+'''
+
+
+@pytest.fixture(scope="module")
+def timeit_verdicts(tmp_path_factory):
+    """timeit reads the clock when the lambda returns: the lambda's own return value, as the
+    program's run returned it, is the evidence."""
+    from jaxlint.confirm import confirm_findings
+
+    path = tmp_path_factory.mktemp("timeit") / "timed.py"
+    path.write_text(TIMEIT)
+    found = lint_file(str(path), Settings(select=("JAX601",))).findings
+    assert [f.line for f in found] == [5]
+    decoy = Finding(path=str(path), line=6, col=1, end_line=6, end_col=80, code="JAX601",
+                    message="", confirm={"kind": "timing"})
+    out, _ = confirm_findings(found + [decoy], device="cpu", timeout=60.0)
+    return {f.line: f.verdict for f in out}
+
+
+def test_timeit_of_a_lambda_in_flight_is_confirmed(timeit_verdicts):
+    v = timeit_verdicts[5]
+    assert v["verdict"] == "confirmed", v
+    assert "3 time(s)" in v["evidence"]
+
+
+def test_timeit_of_a_waited_lambda_is_not_confirmed(timeit_verdicts):
+    v = timeit_verdicts[6]
+    assert v["verdict"] == "not reproduced", v

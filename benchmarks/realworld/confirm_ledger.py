@@ -126,6 +126,14 @@ def reason(v: dict) -> str:
     return s
 
 
+def imported(v: dict) -> bool:
+    """The file ran: its import neither failed nor ran out of time (a removed API is confirmed
+    from the installed jax even where the import failed, so the verdict alone does not say)."""
+    s = v.get("summary", "")
+    return not ("import failed" in s or s.startswith(("import timed out", "timed out after",
+                                                      "the interpreter")))
+
+
 def report(rows: list[dict], show: str | None) -> None:
     fam = defaultdict(Counter)
     codes = defaultdict(Counter)
@@ -134,25 +142,28 @@ def report(rows: list[dict], show: str | None) -> None:
         v, verdict = r["verdict"], r["confirm"].get("verdict", "")
         if v not in ("T", "F"):
             continue
-        for key in (ledger.family(r["code"]), "all"):
+        keys = [ledger.family(r["code"]), "all"] + (["all but 9xx"] if r["code"][3:4] != "9" else [])
+        for key in keys:
             c = fam[key]
             c[f"{v} judged"] += 1
             c[f"{v} ran"] += verdict != COULD_NOT_RUN
             c[f"{v} confirmed"] += verdict == CONFIRMED
-            c[f"{v} imported"] += verdict != COULD_NOT_RUN or not r["confirm"].get(
-                "summary", "").startswith(("import failed", "import timed out", "timed out after"))
+            c[f"{v} imported"] += imported(r["confirm"])
         codes[r["code"]][f"{v} {verdict}"] += 1
         if verdict == COULD_NOT_RUN:
             reasons[reason(r["confirm"])] += 1
-    print(f"{'family':7} {'T conf':>6} {'T ran':>6} {'T imp':>6} {'T all':>6} {'share':>6}   "
-          f"{'F conf':>6} {'F ran':>6} {'F all':>6}")
-    for k in ledger.FAMILIES + ["all"]:
+    print("T/F conf: confirmed; ran: a verdict other than could not run; imp: in a file that "
+          "imported; share: T conf / T imp")
+    print(f"{'family':11} {'T conf':>6} {'T ran':>6} {'T imp':>6} {'T all':>6} {'share':>6}   "
+          f"{'F conf':>6} {'F ran':>6} {'F imp':>6} {'F all':>6}")
+    for k in ledger.FAMILIES + ["all", "all but 9xx"]:
         c = fam.get(k)
         if not c:
             continue
-        share = f"{c['T confirmed'] / c['T ran']:.2f}" if c["T ran"] else "-"
-        print(f"{k:7} {c['T confirmed']:6} {c['T ran']:6} {c['T imported']:6} {c['T judged']:6} "
-              f"{share:>6}   {c['F confirmed']:6} {c['F ran']:6} {c['F judged']:6}")
+        share = f"{c['T confirmed'] / c['T imported']:.2f}" if c["T imported"] else "-"
+        print(f"{k:11} {c['T confirmed']:6} {c['T ran']:6} {c['T imported']:6} {c['T judged']:6} "
+              f"{share:>6}   {c['F confirmed']:6} {c['F ran']:6} {c['F imported']:6} "
+              f"{c['F judged']:6}")
     print("\nper rule (T|F: confirmed / not reproduced / could not run):")
     for code, c in sorted(codes.items()):
         print(f"  {code}: T {c['T confirmed']}/{c['T not reproduced']}/{c['T could not run']}"

@@ -164,7 +164,9 @@ def confirm_wrapped_integer(job: Job) -> Verdict:
 
 
 def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
-    """(array name, constant index, how) for `x[5]`, `x.at[5]`, `jnp.take(x, 5)`."""
+    """(array name, constant index, how) for `x[5]`, `x.at[5]`, `jnp.take(x, 5)`; the name is
+    None where the array is an expression (`jnp.arange(10)[11]`): no frame holds it."""
+    unnamed = None
     for comp in ast.walk(stmt):
         if isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return None  # its names are the comprehension's own: not readable from the frame
@@ -179,13 +181,15 @@ def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
             idx = _int_constant(node.slice)
             if isinstance(base, ast.Name) and idx is not None:
                 return base.id, idx, how
+            if idx is not None and unnamed is None:
+                unnamed = (None, idx, how)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr == "take" and len(node.args) >= 2 \
                 and isinstance(node.args[0], ast.Name):
             idx = _int_constant(node.args[1])
             if idx is not None:
                 return node.args[0].id, idx, "take(x, i)"
-    return None
+    return unnamed
 
 
 def confirm_clamped_index(job: Job) -> Verdict:
@@ -197,6 +201,10 @@ def confirm_clamped_index(job: Job) -> Verdict:
                                         "constant (or says its `mode=`, or indexes a "
                                         "comprehension's own name)"))
     name, idx, how = found
+    if name is None:
+        return verdict(COULD_NOT_RUN, "the indexed array is an expression",
+                       f"line {job.line} indexes an array it computes in place ({how} with i = "
+                       f"{idx}); no name holds it, so its size cannot be read from the run")
     hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")

@@ -59,6 +59,8 @@ class Probe:
         after = {n: loc.get(n, MISSING) for n in self.names}
         unready_after = _unready({n: v for n, v in after.items() if v is not state["before"].get(n)}) \
             if self.check_unready else []
+        if self.check_unready and returned is not None and _unready({"its result": returned}):
+            unready_after.append("its result")  # a lambda's value, as a timer that calls it gets it
         wait = 0.0
         if state["unready"]:
             # Waiting for them changes no value; it says how much work the clock missed.
