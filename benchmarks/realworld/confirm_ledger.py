@@ -134,7 +134,21 @@ def imported(v: dict) -> bool:
                                                       "the interpreter")))
 
 
+_FAILED = ("import failed", "earlier cells failed", "import timed out", "timed out after",
+           "the interpreter", "cannot compile the file")
+
+
+def clean_files(rows: list[dict]) -> set[tuple[str, str]]:
+    """Files that ran whole: no verdict of theirs tells of a failed import, a failed notebook
+    cell, a time limit or a crash."""
+    bad = {(r["repo"], r["path"]) for r in rows
+           if any(w in f"{r['confirm'].get('summary', '')} {r['confirm'].get('evidence', '')}"
+                  for w in _FAILED)}
+    return {(r["repo"], r["path"]) for r in rows} - bad
+
+
 def report(rows: list[dict], show: str | None) -> None:
+    clean = clean_files(rows)
     fam = defaultdict(Counter)
     codes = defaultdict(Counter)
     reasons = Counter()
@@ -148,20 +162,24 @@ def report(rows: list[dict], show: str | None) -> None:
             c[f"{v} judged"] += 1
             c[f"{v} ran"] += verdict != COULD_NOT_RUN
             c[f"{v} confirmed"] += verdict == CONFIRMED
+            c[f"{v} clean confirmed"] += verdict == CONFIRMED and (r["repo"], r["path"]) in clean
             c[f"{v} imported"] += imported(r["confirm"])
+            c[f"{v} clean"] += (r["repo"], r["path"]) in clean
         codes[r["code"]][f"{v} {verdict}"] += 1
         if verdict == COULD_NOT_RUN:
             reasons[reason(r["confirm"])] += 1
-    print("T/F conf: confirmed; ran: a verdict other than could not run; imp: in a file that "
-          "imported; share: T conf / T imp")
-    print(f"{'family':11} {'T conf':>6} {'T ran':>6} {'T imp':>6} {'T all':>6} {'share':>6}   "
-          f"{'F conf':>6} {'F ran':>6} {'F imp':>6} {'F all':>6}")
+    print("T/F conf: confirmed; ran: a verdict other than could not run; imp: in a file whose "
+          "import did not fail outright;\nclean: in a file that ran whole (no failed import or "
+          "notebook cell, no time limit); share: T conf in clean files / T clean")
+    print(f"{'family':11} {'T conf':>6} {'T ran':>6} {'T imp':>6} {'T clean':>7} {'T all':>6} "
+          f"{'share':>6}   {'F conf':>6} {'F ran':>6} {'F imp':>6} {'F all':>6}")
     for k in ledger.FAMILIES + ["all", "all but 9xx"]:
         c = fam.get(k)
         if not c:
             continue
-        share = f"{c['T confirmed'] / c['T imported']:.2f}" if c["T imported"] else "-"
-        print(f"{k:11} {c['T confirmed']:6} {c['T ran']:6} {c['T imported']:6} {c['T judged']:6} "
+        share = f"{c['T clean confirmed'] / c['T clean']:.2f}" if c["T clean"] else "-"
+        print(f"{k:11} {c['T confirmed']:6} {c['T ran']:6} {c['T imported']:6} {c['T clean']:7} "
+              f"{c['T judged']:6} "
               f"{share:>6}   {c['F confirmed']:6} {c['F ran']:6} {c['F imported']:6} "
               f"{c['F judged']:6}")
     print("\nper rule (T|F: confirmed / not reproduced / could not run):")
@@ -175,7 +193,9 @@ def report(rows: list[dict], show: str | None) -> None:
         want = {"F": lambda r: r["verdict"] == "F" and r["confirm"].get("verdict") == CONFIRMED,
                 "T": lambda r: r["verdict"] == "T" and r["confirm"].get("verdict") == NOT_REPRODUCED,
                 "Tcnr": lambda r: r["verdict"] == "T" and r["confirm"].get("verdict") == COULD_NOT_RUN
-                and not r["confirm"].get("summary", "").startswith("import failed")}[show]
+                and imported(r["confirm"]),
+                "Tclean": lambda r: r["verdict"] == "T" and r["confirm"].get("verdict") != CONFIRMED
+                and (r["repo"], r["path"]) in clean}[show]
         print(f"\n== rows: {show} ==")
         for r in rows:
             if want(r):
@@ -196,8 +216,9 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per file")
     ap.add_argument("--save", type=Path, help="write the joined rows as JSON")
     ap.add_argument("--load", type=Path, help="report the rows of an earlier --save")
-    ap.add_argument("--show", choices=("F", "T", "Tcnr"),
-                    help="list F confirmed, T not reproduced, or T that imported but could not run")
+    ap.add_argument("--show", choices=("F", "T", "Tcnr", "Tclean"),
+                    help="list F confirmed, T not reproduced, T that imported but could not run, "
+                         "or T not confirmed in a file that ran whole")
     args = ap.parse_args(argv)
 
     if args.load:
