@@ -240,7 +240,8 @@ def main(argv=None) -> int:
             for (row, f), v in zip(pairs, verdicts)]
     per_file = sorted(seconds.values())
     load = os.getloadavg()
-    print(f"{len(files)} files, {len(pairs)} findings ({sum(r['verdict'] in 'TF' and r['verdict'] != '' for r in rows)} "
+    print(f"{len(files)} judged files, {len({f.path for _, f in pairs})} with a finding today, "
+          f"{len(pairs)} findings ({sum(r['verdict'] in 'TF' and r['verdict'] != '' for r in rows)} "
           f"judged); confirm wall {wall:.0f} s with --jobs {args.jobs}; per file median "
           f"{per_file[len(per_file) // 2] * 1000:.0f} ms, 90th percentile "
           f"{per_file[int(len(per_file) * 0.9)] * 1000:.0f} ms, max {per_file[-1]:.1f} s; "
