@@ -75,6 +75,8 @@ def _confirm_group(args):
     from jaxlint.confirm import confirm_findings
 
     os.environ["JAXLINT_CONFIRM_TIMES"] = times
+    # The corpus's code writes files (checkpoints, pickles) into its working directory.
+    os.chdir(tempfile.mkdtemp(prefix="confirm-ledger-cwd-"))
     out, _ = confirm_findings(findings, device="cpu", timeout=timeout)
     return [f.verdict for f in out]
 
