@@ -22,6 +22,7 @@ IB = str(CASES / "import_budget.py")
 IRM = str(CASES / "import_removed.py")
 IG = str(CASES / "import_grad.py")
 IGD = str(CASES / "import_grad_decoy.py")
+CO = str(CASES / "calls_once.py")
 
 
 def line_of(path: str, text: str) -> int:
@@ -100,6 +101,19 @@ CASES_BY_NAME = {
     "budget-decoy": (made(IB, "DECOY:", "steady", "recompile"), "not confirmed"),
     "removed-real": (made(IRM, "REAL:", "setup", "removed-api"), "confirmed"),
     "removed-decoy": (made(IRM, "DECOY:", None, "removed-api"), "not confirmed"),
+    # A value fixed at trace time, or a print at trace time, shows from the program's second
+    # call: never call a function more often than the program did.
+    "iterator-once-decoy": (made(CO, "DECOY iterator-once", "step_once", "iterator"), "not confirmed"),
+    "random-once-decoy": (made(CO, "DECOY random-once", "noise_once", "iterator"), "not confirmed"),
+    "print-once-decoy": (made(CO, "DECOY print-once", "shape_once", "print"), "not confirmed"),
+    "iterator-twice-real": (made(CO, "REAL iterator-twice", "step_twice", "iterator"), "confirmed"),
+    "random-twice-real": (made(CO, "REAL random-twice", "noise_twice", "iterator"), "confirmed"),
+    "print-twice-real": (made(CO, "REAL print-twice", "shape_twice", "print"), "confirmed"),
+    # A counter moved once per trace: one program call moves it as a plain call would.
+    "counter-once-decoy": (made(CO, "DECOY counter-once", "count_once", "leak",
+                                global_name="CALLS_ONCE"), "not confirmed"),
+    "counter-twice-real": (made(CO, "REAL counter-twice", "count_twice", "leak",
+                                global_name="CALLS_TWICE"), "confirmed"),
 }
 
 
@@ -142,5 +156,6 @@ def test_evidence_says_what_and_where(verdicts, name, where):
 def test_decoys_not_reproduced_say_what_ran(verdicts):
     # A decoy that ran is "not reproduced" with what was observed, not a silent pass.
     for name in ("trace-call-decoy", "trace-class-decoy", "prng-params-decoy", "print-decoy",
-                 "iterator-decoy", "recompile-once-decoy"):
+                 "iterator-decoy", "recompile-once-decoy", "iterator-once-decoy",
+                 "random-once-decoy", "print-once-decoy"):
         assert verdicts[name]["verdict"] == "not reproduced", (name, verdicts[name])

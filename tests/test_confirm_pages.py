@@ -20,7 +20,8 @@ pytest.importorskip("jax")
 NOT_CONFIRMED = {
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
-    ("JAX105", 1, 15): "the generator yields equal batches: the program's calls cannot show it",
+    ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
+                       "one call cannot show a batch reused",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",
     ("JAX503", 2, 20): "confirm compares the jax.random calls at the lines; the first split is in `loss`, "
                        "reached through update's lambda",
@@ -28,9 +29,7 @@ NOT_CONFIRMED = {
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.
 TIMED = {("JAX601", 1, 16), ("JAX601", 1, 17)}
 # (rule, block, line) -> why a Use-instead decoy is confirmed.
-CONFIRMED_FINE = {
-    ("JAX101", 1, 7): "a deliberate trace-time print: it does print once per trace",
-}
+CONFIRMED_FINE: dict = {}
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3
 

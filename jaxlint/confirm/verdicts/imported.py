@@ -124,4 +124,15 @@ def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
                            f"{record.text()}; the rule predicts "
                            f"{expected or ' or '.join(wanted) or 'another failure'}")
     where = f" at {frame.where()}" if frame is not None else ""
-    return verdict(COULD_NOT_RUN, f"import failed{where}", record.text())
+    return verdict(COULD_NOT_RUN, f"{_missing(exc)}import failed{where}", record.text())
+
+
+def _missing(exc: BaseException) -> str:
+    """What the machine lacks, when the import says so: a module (a package not installed, or
+    one of the project's own not on the path) or a file (a data set,
+    a checkpoint), named first in the summary."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return f"missing module {exc.name}: "
+    if isinstance(exc, FileNotFoundError):
+        return f"missing file {exc.filename or ''}: ".replace(" :", ":")
+    return ""

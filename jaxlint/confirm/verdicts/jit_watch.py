@@ -6,7 +6,10 @@ It returns JAX's own jitted object, wrapped only where a finding needs it:
   jax.disable_jit() at that moment, and the globals the finding names as they were then;
 - the jitted objects made at a JAX401 / JAX402 line: each is recorded with what it wraps
   (`Made.key`: equal for two lambdas with the same code and closure, two partials with the same
-  function and arguments, the same bound method), and its calls are counted.
+  function and arguments, the same bound method), and its calls are counted;
+- the jitted functions of the file, when it has a trace-time print or value finding (JAX101,
+  JAX104, JAX105): their calls are recorded (never compared), so that a recipe calls a function
+  no more often than the program did.
 Nothing is rebound, re-run or called twice: the program's own calls pass straight through.
 """
 
@@ -109,7 +112,8 @@ def _values(values) -> str:
 
 class JitWatch:
     def __init__(self, path: str, stale_names: set, lines: set, leak_names: set = frozenset(),
-                 attr_names: set = frozenset(), arg_functions: set = frozenset()):
+                 attr_names: set = frozenset(), arg_functions: set = frozenset(),
+                 count_calls: bool = False):
         self.real = os.path.realpath(path)
         self.stale_names = stale_names
         self.leak_names = leak_names  # JAX102's globals: watched, never compared eagerly
@@ -117,6 +121,7 @@ class JitWatch:
         # JAX5xx's jitted functions: their calls' arguments are kept, so that the draws can be
         # shown with the arguments the program passed (under jit the keys are tracers).
         self.arg_functions = arg_functions
+        self.count_calls = count_calls  # JAX101/104/105: the program's calls, recorded only
         # JAX601: the results of every jitted call of the file's functions, in order, for the
         # timing probes (None: not kept).
         self.outputs: Optional[list] = None
@@ -145,7 +150,7 @@ class JitWatch:
             made = Made(line, describe(fun), _name(fun))
             self.made.append(made)
         code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
-        stale = (self.stale_names or self.leak_names
+        stale = (self.stale_names or self.leak_names or self.count_calls
                  or self.attr_names and inspect.ismethod(fun)
                  or code is not None and code.co_name in self.arg_functions
                  or self.outputs is not None) \
@@ -290,9 +295,10 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
     draws = {(f.get("function") or "").rsplit(".", 1)[-1] for f in findings
              if (f.get("confirm") or {}).get("kind") == "prng"} - {""}
     timed = [i for i, f in enumerate(findings) if f.get("code") == "JAX601"]
-    if not stale and not lines and not leak and not attrs and not draws and not timed:
+    count = any((f.get("confirm") or {}).get("kind") in ("print", "iterator") for f in findings)
+    if not stale and not lines and not leak and not attrs and not draws and not timed and not count:
         return None
-    watch = JitWatch(path, stale, lines, leak, attrs, draws)
+    watch = JitWatch(path, stale, lines, leak, attrs, draws, count_calls=count)
     if timed:
         watch.outputs = []
         for i in timed:
@@ -321,6 +327,25 @@ def with_decorators(path: str, first: int, last: int) -> set[int]:
             for d in node.decorator_list:
                 lines |= set(range(d.lineno, (d.end_lineno or d.lineno) + 1))
     return lines
+
+
+def program_calls(state: dict, entry_code) -> int:
+    """How often the program called the function whose code is `entry_code`: its jitted
+    calls, recorded above, or its plain calls (the runs of its first line while importing)."""
+    from jaxlint.confirm.target import code_key
+
+    if entry_code is None:
+        return 0
+    key = code_key(entry_code)
+    watch = state.get("jit_watch")
+    jitted = sum(1 for c in watch.calls if c.code is not None and code_key(c.code) == key) \
+        if watch is not None else 0
+    lines = state.get("import_watch")
+    plain = 0
+    if lines is not None:
+        runs = [(ln, n) for (code, ln), n in lines.counts.items() if code_key(code) == key]
+        plain = min(runs)[1] if runs else 0  # its first line runs once per call (or trace)
+    return max(jitted, plain)
 
 
 def repeated(made: list[Made]) -> Counter:

@@ -163,8 +163,33 @@ def confirm_wrapped_integer(job: Job) -> Verdict:
                    "the value is not assigned to a name (or it is a tracer under jit)")
 
 
+_NUMPY_ROOTS = ("jnp", "np", "numpy", "jax")
+
+
+def _constructed(node: ast.AST) -> Optional[str]:
+    """`jnp.arange(10)`, `np.ones((3, 4))`: a NumPy / jax.numpy call of constants only, whose
+    shape jax.eval_shape reads without computing or running anything else."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    root = node.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id not in _NUMPY_ROOTS:
+        return None
+    for arg in [*node.args, *(k.value for k in node.keywords)]:
+        try:
+            ast.literal_eval(arg)
+        except ValueError:
+            if not isinstance(arg, ast.Attribute):  # a dtype: jnp.float32
+                return None
+    return ast.unparse(node)
+
+
 def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
-    """(array name, constant index, how) for `x[5]`, `x.at[5]`, `jnp.take(x, 5)`."""
+    """(array, constant index, how) for `x[5]`, `x.at[5]`, `jnp.take(x, 5)`: the array is a
+    name, or the source of an array made in place by a constructor of constants
+    (`jnp.arange(10)[11]`), or None where it is another expression no frame holds."""
+    unnamed = None
     for comp in ast.walk(stmt):
         if isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return None  # its names are the comprehension's own: not readable from the frame
@@ -179,13 +204,15 @@ def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
             idx = _int_constant(node.slice)
             if isinstance(base, ast.Name) and idx is not None:
                 return base.id, idx, how
+            if idx is not None and unnamed is None:
+                unnamed = (_constructed(base), idx, how)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr == "take" and len(node.args) >= 2 \
                 and isinstance(node.args[0], ast.Name):
             idx = _int_constant(node.args[1])
             if idx is not None:
                 return node.args[0].id, idx, "take(x, i)"
-    return None
+    return unnamed
 
 
 def confirm_clamped_index(job: Job) -> Verdict:
@@ -197,11 +224,21 @@ def confirm_clamped_index(job: Job) -> Verdict:
                                         "constant (or says its `mode=`, or indexes a "
                                         "comprehension's own name)"))
     name, idx, how = found
+    if name is None:
+        return verdict(COULD_NOT_RUN, "the indexed array is an expression",
+                       f"line {job.line} indexes an array it computes in place ({how} with i = "
+                       f"{idx}); no name holds it, so its size cannot be read from the run")
     hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     hit = hits[-1]
     array = hit.before.get(name, MISSING)
+    if not name.isidentifier():
+        # Made in place from constants: its shape, read abstractly (nothing computes or runs).
+        try:
+            array = jax.eval_shape(lambda: eval(name, vars(job.module)))  # noqa: S307
+        except Exception:  # noqa: BLE001 - the module lacks the name it was built with
+            array = MISSING
     shape = getattr(array, "shape", None)
     if not shape:
         return verdict(COULD_NOT_RUN, f"`{name}` held no array when line {job.line} ran")

@@ -33,6 +33,9 @@ class Hit:
     raised: bool = False
     frame_name: str = ""
     wait: float = 0.0  # seconds those arrays still took to finish once the line was done
+    # Names the line bound to jax arrays still computing when it was done (what a clock read
+    # right after it, as IPython's %time does, would miss).
+    unready_after: list = dataclasses.field(default_factory=list)
 
 
 class Probe:
@@ -90,6 +93,11 @@ class Probe:
                 f"the results of {len(running)} of the {len(made)} jitted call(s) made in the line"]
             state["made_wait"] = state.get("made_wait", 0.0) + time.perf_counter() - t
         loc = frame.f_locals
+        after = {n: loc.get(n, MISSING) for n in self.names}
+        unready_after = _unready({n: v for n, v in after.items() if v is not state["before"].get(n)}) \
+            if self.check_unready else []
+        if self.check_unready and returned is not None and _unready({"its result": returned}):
+            unready_after.append("its result")  # a lambda's value, as a timer that calls it gets it
         wait = state.get("made_wait", 0.0)
         if state["unready"]:
             # Waiting for them changes no value; it says how much work the clock missed.
@@ -100,9 +108,8 @@ class Probe:
                 except Exception:  # noqa: BLE001 - not a name (the line's own calls), a tracer
                     continue
             wait += time.perf_counter() - t
-        self.hits.append(Hit(state["before"], {n: loc.get(n, MISSING) for n in self.names},
-                             returned, seconds, state["unready"], raised, frame.f_code.co_name,
-                             wait))
+        self.hits.append(Hit(state["before"], after, returned, seconds, state["unready"], raised,
+                             frame.f_code.co_name, wait, unready_after))
 
 
 def _computing(value) -> bool:

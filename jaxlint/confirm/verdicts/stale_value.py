@@ -98,32 +98,55 @@ def _run_callers(job: Job) -> None:
 
 
 def confirm_iterator(job: Job) -> Verdict:
+    """A value fixed at trace time (`next(it)`, a NumPy draw, a clock read). Within one call:
+    the line ran fewer times under jit than without it (a loop body traced once) and the
+    results differ. Across calls: only as many as the program made (at most 4), every jitted
+    call returned the same value while the calls without jit did not. Two calls that differ
+    prove nothing by themselves: the iterator moved on, or the draw was new."""
+    from jaxlint.confirm.verdicts.jit_watch import program_calls
+
+    entry = job.entry()
+    made = program_calls(job.state, entry.code)
+    calls = min(4, made)
+
     def body(job, a, jitted, eager):
         jax.clear_caches()
         with job.watch() as w:
             got = jitted(*a.args, **a.kwargs)
-        if not job.ran_line(w):
+        n_jit = job.ran_line(w)
+        if not n_jit:
             return None
-        with jax.disable_jit():
+        with job.watch() as w_eager, jax.disable_jit():
             want = eager(*a.args, **a.kwargs)
-        if not leaves_equal(got, want):  # jit's fused arithmetic may round differently
+        n_eager = job.ran_line(w_eager)
+        if n_jit < n_eager and not leaves_equal(got, want):  # fused arithmetic may round
             return verdict(CONFIRMED, f"jit returned {short(got)}, eager {short(want)}",
                            StaleEvidence(jit_result=short(got), eager_result=short(want),
-                                         note=f"the value was fixed at trace time: jit gave "
+                                         note=f"the value was fixed at trace time: in one call "
+                                              f"line {job.line} ran {n_jit} time(s) under jit, "
+                                              f"{n_eager} under jax.disable_jit(); jit gave "
                                               f"{short(got)}, jax.disable_jit() gave {short(want)}"))
-        # A random draw or a clock can agree once by chance: call again. Baked in = every
-        # jitted call returns the same value while the eager calls change.
-        jit_again = [jitted(*a.args, **a.kwargs) for _ in range(3)]
+        if calls < 2 and leaves_equal(got, want):
+            return verdict(NOT_REPRODUCED, "jit and eager agree in one call",
+                           f"both returned {short(got)}; line {job.line} ran {n_jit} time(s) "
+                           f"under jit, {n_eager} without; the program called it {made} time(s)")
+        if calls < 2:
+            return verdict(NOT_REPRODUCED, f"the program called it {made} time(s)",
+                           f"line {job.line} ran {n_jit} time(s) under jit, {n_eager} without, in "
+                           f"one call each; a value fixed at trace time shows from the program's "
+                           f"second call, and it made {made}")
+        jit_again = [jitted(*a.args, **a.kwargs) for _ in range(calls - 1)]
         with jax.disable_jit():
-            eager_again = [eager(*a.args, **a.kwargs) for _ in range(7)]
+            eager_again = [eager(*a.args, **a.kwargs) for _ in range(calls - 1)]
         if all(_exactly_equal(got, g) for g in jit_again) \
                 and not all(_exactly_equal(want, e) for e in eager_again):
             return verdict(CONFIRMED, f"jit returned {short(got)} on every call",
-                           StaleEvidence(jit_result=short(got), note=(
-                               f"the value was fixed at trace time: 4 jitted calls all returned "
-                               f"{short(got)}; 8 calls under jax.disable_jit() gave different "
-                               f"values")))
-        return verdict(NOT_REPRODUCED, "jit and eager agree", f"both returned {short(got)}")
+                           StaleEvidence(jit_result=short(got), calls=made, note=(
+                               f"the value was fixed at trace time: {calls} jitted calls (the "
+                               f"program made {made}) all returned {short(got)}; {calls} calls "
+                               f"under jax.disable_jit() gave different values")))
+        return verdict(NOT_REPRODUCED, "jit and eager agree",
+                       f"{calls} calls each (the program made {made}); jit returned {short(got)}")
 
     return concrete_runs(job, body)
 

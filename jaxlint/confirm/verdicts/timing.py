@@ -14,6 +14,7 @@ import jax
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
                                            Job, Verdict, verdict)
 from jaxlint.confirm.verdicts.probe import MISSING, Hit, job_probe, probe_hits
+from jaxlint.notebook import TIMED_MARKER
 
 
 @dataclasses.dataclass
@@ -52,8 +53,10 @@ def _record(job: Job, hits: list[Hit]) -> TimingEvidence:
                           missed_us=_median([h.wait for h in flight]) * 1e6 if flight else 0.0)
 
 
-_CLOCKS = re.compile(r"\b(time|perf_counter|perf_counter_ns|monotonic|monotonic_ns|process_time|"
-                     r"timeit|now|default_timer)\s*\(")
+_CLOCKS = re.compile(r"\b(time|time_ns|perf_counter|perf_counter_ns|monotonic|monotonic_ns|"
+                     r"process_time|timeit|now|default_timer)\s*\(")
+# Timers that call a function themselves and read the clock when it returns.
+_CALLING_TIMERS = re.compile(r"\btimeit\.(timeit|repeat)\s*\(\s*lambda\b")
 _HOST = re.compile(r"\b(float|int|bool|print|str|repr)\s*\(|\.(item|tolist)\s*\(|"
                    r"\b(np|numpy|onp)\.(asarray|array)\s*\(|\{[^}]*\}")
 
@@ -64,6 +67,11 @@ def _source(job: Job) -> str:
 
 def confirm_timing(job: Job) -> Verdict:
     """JAX601: the clock was read while the timed JAX work was still computing."""
+    magic = re.search(re.escape(TIMED_MARKER) + r"(\w+)", _source(job))
+    if magic:
+        return _timed_by_magic(job, magic.group(1))
+    if _CALLING_TIMERS.search(_source(job)):
+        return _timed_lambda(job)
     if not _CLOCKS.search(_source(job)):
         return verdict(NOT_REPRODUCED, f"line {job.line} reads no clock",
                        TimingEvidence(line=job.line, note="the line calls no timer"))
@@ -80,6 +88,55 @@ def confirm_timing(job: Job) -> Verdict:
         return verdict(CONFIRMED, f"the clock stopped with {record.in_flight} still computing",
                        record)
     return verdict(NOT_REPRODUCED, "all JAX work was done when the clock was read", record)
+
+
+def _timed_lambda(job: Job) -> Verdict:
+    """`timeit.repeat(lambda: f(x), ...)`: timeit reads the clock as soon as the lambda returns.
+    Confirmed when the lambda, as the program ran it, returned a jax array still computing."""
+    hits = [h for h in probe_hits(job) if h.frame_name == "<lambda>"]
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran",
+                       "the program did not call the timed lambda at import (a `__main__` block "
+                       "does not run)")
+    record = TimingEvidence(line=job.line, runs=len(hits),
+                            median_us=_median([h.seconds for h in hits]) * 1e6)
+    flight = [h for h in hits if "its result" in h.unready_after]
+    if flight:
+        record.note = f"the timed lambda returned a jax array still computing in {len(flight)} " \
+                      f"of {len(hits)} calls; timeit reads the clock when it returns"
+        return verdict(CONFIRMED, "timeit stopped the clock with the lambda's result still "
+                                  "computing", record)
+    record.note = "every result of the timed lambda was ready when it returned"
+    return verdict(NOT_REPRODUCED, "the lambda's results were ready when timeit read the clock",
+                   record)
+
+
+def _timed_by_magic(job: Job, magic: str) -> Verdict:
+    """`%time x = f(a)` in a notebook: IPython reads the clock as soon as the statement returns.
+    Confirmed when a jax array the statement bound was still computing at that moment."""
+    import ast
+
+    from jaxlint.confirm.verdicts.probe import statement
+
+    hits = probe_hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran",
+                       f"the notebook's cells did not reach the %{magic} statement")
+    flight = [h for h in hits if h.unready_after]
+    record = TimingEvidence(line=job.line, runs=len(hits),
+                            median_us=_median([h.seconds for h in hits]) * 1e6)
+    if flight:
+        names = ", ".join(flight[0].unready_after[:3])
+        record.note = f"%{magic} reads the clock when the statement returns, and {names} was " \
+                      f"still computing then"
+        return verdict(CONFIRMED, f"%{magic} stopped the clock with {names} still computing",
+                       record)
+    if isinstance(statement(job.path, job.line), ast.Expr):
+        return verdict(COULD_NOT_RUN, f"the %{magic} statement keeps no value",
+                       f"line {job.line} ran {len(hits)} time(s); its result is dropped, so "
+                       f"whether it was still computing cannot be read without running it again")
+    record.note = f"%{magic} reads the clock when the statement returns"
+    return verdict(NOT_REPRODUCED, "its result was ready when the statement returned", record)
 
 
 def confirm_host_sync(job: Job) -> Verdict:

@@ -93,9 +93,12 @@ def _printed_names(job: Job) -> set[str]:
 
 def confirm_print(job: Job) -> Verdict:
     """The flagged statement runs once per trace: the program's own run printed a tracer, or
-    count how often its line runs in 3 jitted calls against 3 calls under jax.disable_jit(),
-    and show what it wrote."""
-    calls = 3
+    count how often its line runs in jitted calls against the same calls under
+    jax.disable_jit(), and show what it wrote. Never more calls than the program made (at most
+    3): a program that calls the function once never sees a second call print nothing, so one
+    call confirms only a line that printed a tracer."""
+    from jaxlint.confirm.verdicts.jit_watch import program_calls
+
     seen = _printed_tracers(job)
     if seen is not None:
         runs, name, tracer = seen
@@ -104,6 +107,9 @@ def confirm_print(job: Job) -> Verdict:
                        PrintEvidence(line=job.line, jit_runs=runs, output=text, note=(
                            f"while the module ran, line {job.line} ran {runs} time(s) with "
                            f"`{name}` = {text}: it prints the tracer, not the values")))
+    entry = job.entry()
+    made = program_calls(job.state, entry.code)
+    calls = max(1, min(3, made))
 
     def body(job, a, jitted, eager):
         jax.clear_caches()  # the trace cache spans jit wrappers: a cached trace prints nothing
@@ -129,23 +135,28 @@ def confirm_print(job: Job) -> Verdict:
         total_eager = len((e_out.getvalue() + e_err.getvalue()).strip().splitlines())
         shown = f"; it wrote {written[0][:120]!r}" if written else \
             "; it wrote nothing to stdout/stderr"
-        tracer = " (a tracer, not a value)" if written and TRACER.search(written[0]) else ""
-        counts = f"line {job.line} ran {n_jit} time(s) in {calls} jitted calls, {n_eager} " \
-                 f"without jit{shown}{tracer}"
+        tracer = bool(written) and bool(TRACER.search(written[0]))
+        counts = f"line {job.line} ran {n_jit} time(s) in {calls} jitted call(s), {n_eager} " \
+                 f"without jit{shown}{' (a tracer, not a value)' if tracer else ''}; the " \
+                 f"program called it {made} time(s)"
         if not here_eager and not here_jit:
             # A line that writes nothing runs once per trace too: that is not this pitfall.
             return verdict(NOT_REPRODUCED, f"line {job.line} wrote nothing", counts)
         counts += f"; output lines: {total_jit} under jit, {total_eager} without"
         once = here_jit < here_eager and total_eager - total_jit >= here_eager - here_jit
+        record = PrintEvidence(line=job.line, jit_runs=n_jit, eager_runs=n_eager, calls=calls,
+                               output=written[0][:120] if written else "", note=counts)
         if once:
             times = "once" if n_jit == 1 else f"{n_jit} times"
-            return verdict(CONFIRMED, f"ran {times} in {calls} calls",
-                           PrintEvidence(line=job.line, jit_runs=n_jit, eager_runs=n_eager,
-                                         calls=calls, output=written[0][:120] if written else "",
-                                         note=counts))
-        return verdict(NOT_REPRODUCED, f"ran on every call ({n_jit} times in {calls} calls)",
-                       PrintEvidence(line=job.line, jit_runs=n_jit, eager_runs=n_eager, calls=calls,
-                                     note=counts))
+            return verdict(CONFIRMED, f"ran {times} in {calls} calls", record)
+        if calls == 1 and tracer:
+            return verdict(CONFIRMED, "printed a tracer, not a value", record)
+        if calls == 1 and here_jit:  # a print of its own, once in the one call: nothing skipped yet
+            return verdict(NOT_REPRODUCED, f"the program called it {made} time(s): one call "
+                                           f"cannot show a print skipped", record)
+        return verdict(NOT_REPRODUCED, f"ran on every call ({n_jit} times in {calls} call(s), "
+                                       f"{total_jit} output line(s) under jit, {total_eager} "
+                                       f"without)", record)
 
     return concrete_runs(job, body)
 
