@@ -85,10 +85,11 @@ CASES_BY_NAME = {
                                        "prng", previous_line=line_of(CASES / "jitted_draws.py",
                                                                      "split first draw")),
                           "not reproduced", "the program's call at line"),
-    # timeit of a jitted call: the results the line's own calls made, still computing when
-    # the line ended (no lambda frame is watched: that would wait on them and move the clock).
+    # timeit of a jitted call: the timed lambda's own result, still computing when it returned
+    # and timeit read the clock (the lambda frame is read, never waited on: that would move
+    # the clock).
     "timeit-unwaited": (lambda: found("timed_calls.py", "REAL unwaited", "JAX601"), "confirmed",
-                        "jitted call(s) made in the line"),
+                        "the timed lambda returned a jax array still computing"),
     "timeit-waited": (lambda: made("timed_calls.py", "DECOY waited", None, "JAX601", "timing"),
                       "not reproduced", "in the program's own run"),
     # The program's own gradient, printed and bound to no name: NaN while the where ran.

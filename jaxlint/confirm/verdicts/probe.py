@@ -54,7 +54,7 @@ class Probe:
         if self.own is not None and frame.f_code.co_name != self.own:
             # A lambda written on the line (`timeit(lambda: f(x))`) starts there too; watching
             # it would block on its results, and change the timing the line measures.
-            return {"foreign": True}
+            return {"foreign": True, "t": time.perf_counter()}
         loc = frame.f_locals
         earlier = []
         if self.outputs is not None:
@@ -71,7 +71,14 @@ class Probe:
         return state
 
     def close(self, frame, state: dict, returned: Any, raised: bool) -> None:
-        if len(self.hits) >= MAX_HITS or state.get("foreign"):
+        if len(self.hits) >= MAX_HITS:
+            return
+        if state.get("foreign"):
+            # Only whether what it returned was still computing (read, never waited for): the
+            # timer that called it reads the clock as soon as it returns.
+            unready = ["its result"] if returned is not None and _unready({"its result": returned}) else []
+            self.hits.append(Hit({}, {}, returned, time.perf_counter() - state["t"], [], raised,
+                                 frame.f_code.co_name, 0.0, unready))
             return
         seconds = time.perf_counter() - state["t"]
         made = self.outputs[state["outputs"]:] if self.outputs is not None else []
