@@ -29,7 +29,10 @@ NOT_CONFIRMED = {
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.
 TIMED = {("JAX601", 1, 16), ("JAX601", 1, 17)}
 # (rule, block, line) -> why a Use-instead decoy is confirmed.
-CONFIRMED_FINE: dict = {}
+CONFIRMED_FINE: dict = {
+    ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
+    ("JAX502", 2, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
+}
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3
 
