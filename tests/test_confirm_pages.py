@@ -31,6 +31,7 @@ TIMED = {("JAX601", 1, 16), ("JAX601", 1, 17)}
 # (rule, block, line) -> why a Use-instead decoy is confirmed.
 CONFIRMED_FINE: dict = {
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
+    ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
     ("JAX502", 2, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
