@@ -285,9 +285,12 @@ class _Evaluator(Flow):
             return TRACED_BOX  # a Pallas kernel's arguments are Refs
         if ctx.arrays_only:
             # filter_jit: a Python int stays static, so only an array annotation, or an
-            # array at every call this file makes, says traced.
+            # array at every call this file makes, says traced. An `int` / `float` / `bool`
+            # annotation says a Python scalar: static under filter_jit (it is traced only by
+            # jit, which turns every argument into an array).
             ann = info.annotations.get(p)
-            v = annotation_value(self.model, ann, traced=True) if ann is not None else UNKNOWN
+            scalar = ann is not None and self.model.qualname(ann) in jax_api.SCALAR_ANNOTATIONS
+            v = annotation_value(self.model, ann, traced=True) if ann is not None and not scalar else UNKNOWN
             if v.shape is Shape.ARRAY:
                 return v
             given = [dict(values).get(p) for values in info.sites.values()]
