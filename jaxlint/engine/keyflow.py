@@ -45,6 +45,9 @@ _SHARED = re.compile(r"\bcorrelated\b|\b(shared|same)\b.*\b(across|between|for (
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Methods that store their arguments in the object they are called on.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+# A function named as a maker of fake data (`get_fake_batch`, `mock_inputs`): its draws
+# stand for data whose shapes and dtypes matter, not its numbers.
+_STAND_IN = re.compile(r"(^|_)(fake|mock)(_|$)", re.I)
 # A comment that says a key is used again on purpose.
 _DELIBERATE = re.compile(
     r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|numbers|noise|init"
@@ -811,8 +814,13 @@ def _params(params: cst.Parameters) -> list:
 def _says_deliberate(model: FileModel, use: KeyUse) -> bool:
     """A comment says the key is reused on purpose (`# the same key: identical init`):
     on the statement of the use, just above it or among the lines of its arguments,
-    or on the statement that made the key (`# correlated crop between views`)."""
+    or on the statement that made the key (`# correlated crop between views`); or the
+    draw is in a function named as a maker of fake data ("dummy data" is often real
+    synthetic data a tutorial trains on)."""
     if _comment_says(model, use.call, _DELIBERATE, inside=True):
+        return True
+    function = model.function_of(use.call)
+    if function is not None and _STAND_IN.search(function.name):
         return True
     bindings = model.scope_of(use.call).lookup(use.base) or []
     made = [b for b in bindings if b.order < use.order and b.kind == "assign"]
