@@ -37,9 +37,6 @@ CONFIRMED_FINE: dict = {
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
     ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
     ("JAX502", 2, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
-    ("JAX402", 5, 10): "open recipe question: each layer's closure (the loop index baked in) is a different "
-                       "computation, compiled once per layer by design; the recipe groups 4 of the 16 "
-                       "objects as the same computation and says confirmed",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3

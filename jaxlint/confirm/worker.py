@@ -259,6 +259,9 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         # What ran before the error is defined: the recipes still run on it.
         module = sys.modules.get(f"_jaxlint_target_{index}") or sys.modules.get(job.get("modname") or "")
     state["import_misses"] = list(state["misses"])
+    jitted = state.get("jit_watch")
+    if jitted is not None:
+        jitted.imported = len(jitted.made)  # what the program's own import made
     state["import_watch"] = watch
     state["import_draws"] = list(state["draws"])
     state["import_error"] = import_error

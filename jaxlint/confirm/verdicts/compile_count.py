@@ -255,7 +255,7 @@ def _made_in_run(job: Job):
     watch = job.state.get("jit_watch")
     if watch is None:
         return None, "jax.jit was not watched"
-    made = watch.made_at(job.line, job.end_line)
+    made = watch.made_at(job.line, job.end_line, upto=getattr(watch, "imported", None))
     how = "at import"
     if not made and job.f.get("function"):
         entry = job.entry()
@@ -266,6 +266,7 @@ def _made_in_run(job: Job):
             line_watch = LineWatch(job.path)
             if probe is not None:
                 line_watch.add_probe(probe)
+            before = len(watch.made)
             try:
                 with line_watch, contextlib.redirect_stdout(io.StringIO()):
                     eager(*a.args, **a.kwargs)
@@ -273,7 +274,7 @@ def _made_in_run(job: Job):
                 pass
             except Exception:  # noqa: BLE001 - what ran before the error still counts
                 pass
-            made = watch.made_at(job.line, job.end_line)
+            made = watch.made_at(job.line, job.end_line, since=before)
             if made:
                 job.shapes_used = a.shapes
                 break

@@ -126,6 +126,7 @@ class JitWatch:
         # timing probes (None: not kept).
         self.outputs: Optional[list] = None
         self.lines = lines  # JAX401 / JAX402 lines
+        self.imported: Optional[int] = None  # len(self.made) once the program's import ended
         self.calls: list[Call] = []
         self.made: list[Made] = []
         self.original = jax.jit
@@ -190,9 +191,11 @@ class JitWatch:
             call.args, call.kwargs = tuple(args), dict(kwargs)
         self.calls.append(call)
 
-    def made_at(self, first: int, last: int) -> list[Made]:
+    def made_at(self, first: int, last: int, since: int = 0, upto: Optional[int] = None) -> list[Made]:
+        """The jitted objects made at these lines, of those made[since:upto] (the import's,
+        or one call's: never another recipe's calls, which the program did not make)."""
         lines = with_decorators(self.real, first, last)
-        return [m for m in self.made if m.line in lines]
+        return [m for m in self.made[since:upto] if m.line in lines]
 
 
 class _Watched:

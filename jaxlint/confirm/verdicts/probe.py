@@ -155,11 +155,18 @@ def _unready(namespace: dict) -> list[str]:
     return out
 
 
+def _tree(path: str) -> Optional[ast.Module]:
+    """The module as the program's run sees it (linecache), or None when it does not parse."""
+    try:
+        return ast.parse("".join(linecache.getlines(path)))
+    except (SyntaxError, ValueError):
+        return None
+
+
 def statement(path: str, line: int) -> Optional[ast.stmt]:
     """The innermost simple statement that starts at `line`."""
-    try:
-        tree = ast.parse("".join(linecache.getlines(path)))
-    except (SyntaxError, ValueError):
+    tree = _tree(path)
+    if tree is None:
         return None
     best = None
     for node in ast.walk(tree):
@@ -205,9 +212,8 @@ def loop_of(path: str, stmt: Optional[ast.stmt]) -> Optional[ast.For]:
     binds the name `stmt` assigns: `for param, g in zip(params, grads): param -= g`."""
     if not isinstance(stmt, ast.AugAssign) or not isinstance(stmt.target, ast.Name):
         return None
-    try:
-        tree = ast.parse("".join(linecache.getlines(path)))
-    except (SyntaxError, ValueError):
+    tree = _tree(path)
+    if tree is None:
         return None
     best = None
     for node in ast.walk(tree):
