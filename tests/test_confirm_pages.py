@@ -27,8 +27,6 @@ NOT_CONFIRMED = {
                        "reached through update's lambda",
     ("JAX402", 5, 8): "no module-level code calls per_host_sum: nothing the program does shows it",
     ("JAX402", 6, 10): "no module-level code calls activations: nothing the program does shows it",
-    ("JAX502", 4, 7): "open recipe gap: the identical-draws recipe cannot compare draws made inside a "
-                      "lax.fori_loop body from a typed key (TypeError on key<fry>): could not run",
 }
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.
 TIMED = {("JAX601", 1, 16), ("JAX601", 1, 17)}

@@ -385,7 +385,11 @@ def _clip(text: str, n: int = 60) -> str:
 def describe_value(v) -> str:
     leaves, tree = jax.tree_util.tree_flatten(v)
     if tree.num_leaves == 1 and not tree.children() and hasattr(v, "shape"):
-        return f"{np.dtype(v.dtype).name}[{','.join(map(str, v.shape))}]"
+        try:
+            dtype = np.dtype(v.dtype).name
+        except TypeError:  # a typed key array: key<fry> is no NumPy dtype
+            dtype = str(v.dtype)
+        return f"{dtype}[{','.join(map(str, v.shape))}]"
     if not leaves:
         return _clip(repr(v), 30)
     return f"{type(v).__name__} of {len(leaves)} leaves"
