@@ -28,6 +28,7 @@ NOT_CONFIRMED = {
     ("JAX402", 5, 8): "no module-level code calls per_host_sum: nothing the program does shows it",
     ("JAX402", 5, 15): "no module-level code calls outer_step (it was 'confirmed' from jit objects "
                        "another recipe's synthesized calls had made, before the import was kept apart)",
+    ("JAX402", 5, 38): "no module-level code calls reassemble (same as outer_step above)",
     ("JAX402", 6, 10): "no module-level code calls activations: nothing the program does shows it",
 }
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.

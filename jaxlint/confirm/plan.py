@@ -17,6 +17,7 @@ from typing import Any, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jaxlint import jax_api
 from jaxlint.engine import FileModel
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import children
@@ -125,6 +126,11 @@ class _Planner:
         static = set(info.static_params)
         for ctx in info.contexts.values():
             static |= ctx.static
+            if ctx.arrays_only:
+                # equinox.filter_jit traces arrays only: a parameter annotated int / float /
+                # bool is a Python scalar there, static as the program's own transform keeps it.
+                static |= {p for p, ann in info.annotations.items()
+                           if self.model.qualname(ann) in jax_api.SCALAR_ANNOTATIONS}
         sizes = self.size_params(info)
         sites = self.call_site_args(info)
         params = []
