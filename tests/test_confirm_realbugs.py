@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint.config import Settings
+from confirm_table import verdicts_by_name
 from jaxlint.finding import Finding
 from jaxlint.linter import lint_file
 
@@ -111,11 +112,7 @@ CASES_BY_NAME = {
 
 @pytest.fixture(scope="module")
 def verdicts():
-    from jaxlint.confirm import confirm_findings
-
-    names = list(CASES_BY_NAME)
-    out, _ = confirm_findings([CASES_BY_NAME[n][0]() for n in names], device="cpu", timeout=60.0)
-    return {n: f.verdict for n, f in zip(names, out)}
+    return verdicts_by_name({n: CASES_BY_NAME[n][0]() for n in CASES_BY_NAME})
 
 
 @pytest.mark.parametrize("name", sorted(CASES_BY_NAME))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from confirm_table import verdicts_by_name
 from jaxlint.finding import Finding
 
 pytest.importorskip("jax")
@@ -89,11 +90,7 @@ CASES_BY_NAME = {
 
 @pytest.fixture(scope="module")
 def verdicts():
-    from jaxlint.confirm import confirm_findings
-
-    names = list(CASES_BY_NAME)
-    out, _ = confirm_findings([CASES_BY_NAME[n][0] for n in names], device="cpu", timeout=60.0)
-    return {n: f.verdict for n, f in zip(names, out)}
+    return verdicts_by_name({n: CASES_BY_NAME[n][0] for n in CASES_BY_NAME})
 
 
 @pytest.mark.parametrize("name", sorted(CASES_BY_NAME))
