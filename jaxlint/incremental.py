@@ -285,6 +285,39 @@ def _spans(body: list[ast.stmt], lines: list[str], base: int, end: int) -> Optio
     return [_Span(e - s, "".join(lines[s:e]), g[2]) for g, s, e in zip(groups, starts, ends)]
 
 
+def link_groups(spans: list[_Span]) -> list[int]:
+    """For each span, the first span of its group: the spans linked to one another (as the
+    module's docstring defines links), directly or through others. Nothing passes between
+    two groups, so the findings of a group's spans, analysed in a module of the group and
+    the context spans, are those of the whole module (`jaxlint.parallel` analyses a large
+    file in two halves of its groups)."""
+    index = Document()
+    for span in spans:
+        index._index(span)
+    first = list(range(len(spans)))
+    number = {id(span): i for i, span in enumerate(spans)}
+
+    def root(i: int) -> int:
+        while first[i] != i:
+            first[i] = first[first[i]]
+            i = first[i]
+        return i
+
+    for name, every in index._every.items():
+        if index._rebound(name):
+            linked = every
+        elif index._definers.get(name):
+            linked = index._mentions.get(name, ())
+        else:  # bound only by imports, or not at module level: passes nothing on
+            continue
+        if len(linked) > 1:
+            roots = [root(number[id(sp)]) for sp in linked]
+            low = min(roots)
+            for i in roots:
+                first[i] = low
+    return [root(i) for i in range(len(spans))]
+
+
 class Document:
     """One open document: its last text, spans and findings, and parse caches."""
 
