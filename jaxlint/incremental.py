@@ -173,6 +173,13 @@ def _inner_parts(node: ast.AST) -> list:
     return list(node.body)
 
 
+# Fields of Python's nodes that hold no node worth a visit (a Name's context, a string).
+_NOT_NODES = frozenset({"ctx", "id", "attr", "arg", "type_comment", "kind", "level", "module", "is_async",
+                        "conversion"})
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+AST = ast.AST
+
+
 def _scope(scope: Optional[ast.AST], body: list, every: set[str], facts: _Facts):
     """(names the code of `scope` may take from the module, names local to it), for
     `scope` (None: module level, where every name is the module's) whose own code is `body`.
@@ -229,7 +236,16 @@ def _scope(scope: Optional[ast.AST], body: list, every: set[str], facts: _Facts)
         elif t is ast.MatchMapping and node.rest:
             used.add(node.rest)
             bound.append(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
+        # ast.iter_child_nodes, for less: a large file's spans are a walk of its whole tree.
+        fields = _NODE_FIELDS.get(t)
+        if fields is None:
+            fields = _NODE_FIELDS[t] = tuple(f for f in t._fields if f not in _NOT_NODES)
+        for field in fields:
+            v = getattr(node, field, None)
+            if type(v) is list:
+                stack.extend([x for x in v if isinstance(x, AST)])
+            elif isinstance(v, AST):
+                stack.append(v)
     facts.declared |= declared
     every |= used
     every.update(bound)
