@@ -141,3 +141,22 @@ def test_a_helper_that_dies_leaves_its_half_to_this_process(monkeypatch):
 
     monkeypatch.setattr(parallel, "_analyse_half", only_here)
     assert lint(text, Settings(), True, monkeypatch) == whole
+
+
+def test_one_helper_at_a_time(monkeypatch):
+    # A half's helper starts no parse helper of its own, nor does this process beside it:
+    # two cores, two processes.
+    import sys
+    import threading
+
+    from jaxlint.processes import Helper
+
+    if threading.active_count() > 1:
+        pytest.skip("a forked helper needs a process without other threads")
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    monkeypatch.setattr(source, "_core_to_spare", lambda: True)
+    assert source._use_helper(2)
+    helper = Helper(source._use_helper, 2)
+    assert not source._use_helper(2)
+    assert helper.result(60) is False
+    assert source._use_helper(2)
