@@ -336,7 +336,9 @@ def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
     prev_end = 0
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
-        if first >= prev_end and first - cuts[-1] >= min_lines:
+        # Not before the first statement: a piece of blank lines (the other half's, in
+        # jaxlint.parallel) or comments only is no module of statements.
+        if first >= prev_end and first - cuts[-1] >= min_lines and prev_end:
             cuts.append(first)
         prev_end = node.end_lineno or first + 1
     if len(cuts) == 1:

@@ -160,3 +160,21 @@ def test_one_helper_at_a_time(monkeypatch):
     assert not source._use_helper(2)
     assert helper.result(60) is False
     assert source._use_helper(2)
+
+
+def test_a_half_that_starts_with_the_other_half_s_lines_is_parsed_in_pieces(monkeypatch):
+    # The second half's module starts with the first half's functions as blank lines: a
+    # piece of blank lines only is no module, and would have sent the half to one parse
+    # of all of it (the memory of a whole file's parse, which pieces avoid).
+    text = "".join(f"@jax.jit\ndef f{i}(x):\n    if x.sum() > {i}:\n        return x\n    return -x\n\n\n"
+                   for i in range(30)) + "import jax\n"
+    whole = lint(text, Settings(), False, monkeypatch)
+    monkeypatch.setattr(source, "CHUNKED_PARSE_LINES", 40)
+    assert halves(text) is not None
+
+    def no_whole_parse(*args):
+        raise AssertionError("a half was parsed whole")
+
+    monkeypatch.setattr(source, "_parse_libcst", no_whole_parse)
+    assert lint(text, Settings(), True, monkeypatch) == whole
+    assert len(whole[0]) == 30
