@@ -240,6 +240,55 @@ def _listed(model, iterable, depth: int = 0) -> bool:
     return False
 
 
+def checks_each_case(model, loop: cst.CSTNode) -> bool:
+    """A `for` loop over test cases: each pass checks its item (`assert`, an
+    `assert...` call) and keeps nothing for a later pass or for after the loop (no
+    name bound before the loop is rebound, nothing is appended). It compiles once
+    per case, which is what a test of that many cases costs, not a step loop."""
+    if not isinstance(loop, cst.For):
+        return False
+    scope = model.scope_of(loop)
+    checks = False
+    for small in _statements(loop.body):
+        if isinstance(small, cst.Assert) or isinstance(small, cst.Expr) and _is_check_call(small.value):
+            checks = True
+        targets = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets = [small.target]
+        for target in targets:
+            if not isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+                return False  # a store into an object or container that outlives the pass
+            for name in _names(target):
+                bindings = scope.lookup(name) or []
+                if any(b.order < model.order[loop] for b in bindings):
+                    return False  # carried: the pass updates a value the next one reads
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                and isinstance(small.value.func, cst.Attribute) \
+                and small.value.func.attr.value in ("append", "extend", "add", "update", "insert"):
+            return False
+    return checks
+
+
+def _is_check_call(expr: cst.BaseExpression) -> bool:
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return isinstance(name, str) and name.lower().startswith("assert")
+
+
+def _names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _names(target.value)
+
+
 def repeats_over_steps(model, node: cst.CSTNode) -> bool:
     """Whether some loop around `node` in its function is not over listed values."""
     loop = repeating_loop(model, node)

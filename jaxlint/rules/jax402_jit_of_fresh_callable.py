@@ -58,6 +58,8 @@ class JitOfFreshCallable(Rule):
             return
         if rc.once_per_pass(model, created, self._repeated):
             return
+        if loop is not None and rc.checks_each_case(model, loop):
+            return  # a loop over test cases: one compile per case is the test's cost
         what, fun_name = fresh
         uses = rc.call_uses(model, created, name)
         if not uses or any(self._reused(use, loop) for use in uses):
