@@ -383,3 +383,33 @@ def test_pairs_stay_aligned_but_one_array_twice_is_reuse(lint):
             return a - b
     """
     assert findings(lint, code) == [(9, "JAX501")]
+
+
+def test_a_gathered_list_meets_where_it_is_used_not_where_it_is_checked(lint):
+    used = """
+        import jax
+        import jax.numpy as jnp
+        key = jax.random.key(0)
+        noise = []
+        for step in range(3):
+            noise.append(jax.random.normal(key, (2,)))
+        for eps in noise:
+            assert eps.shape == (2,)
+        print(jnp.stack(noise))
+    """
+    assert findings(lint, used) == [(7, "JAX502")]
+    unused = used.split("        for eps")[0]
+    assert findings(lint, unused) == [(7, "JAX502")]  # gathered and never read: as if used whole
+    checked = """
+        import jax
+        import jax.numpy as jnp
+        key = jax.random.key(0)
+        losses = []
+        for tiles in (2, 4, 8):
+            x = jax.random.normal(key, (8,))
+            losses.append(jnp.sum(x.reshape(tiles, -1)))
+        base = losses[0]
+        for tiles, loss in zip((2, 4, 8), losses):
+            assert jnp.allclose(loss, base), tiles
+    """
+    assert findings(lint, checked) == []

@@ -557,11 +557,18 @@ class _Meetings(Flow):
         self.model = model
         self.uses_at = uses_at
         self.met: set[frozenset] = set()
+        # Per list: what `xs.append(x)` gathered in it. They meet where the list is
+        # used, unless it is only iterated, indexed or checked one element at a time.
+        self._gathered: dict[str, set] = {}
+        self._plainly_read: set[str] = set()
         # Per loop being walked: which pass over its body this is (1, 2).
         self._passes: dict = {}
 
     def run(self, stmts) -> list:
         self.block(stmts, {})
+        for name, gathered in self._gathered.items():
+            if name not in self._plainly_read:  # never used: as good as used whole
+                self.met |= gathered
         return list(self.met)
 
     # states: name -> frozenset of KeyUse; None has ended
@@ -590,9 +597,11 @@ class _Meetings(Flow):
             # A check compares its operands (`assert a == b`, `assert_allclose(a, b)`):
             # only what each operand computes is a meeting.
             for part in checked:
-                self._reads(part, state, anchor=None)
+                self._reads(part, state, anchor=None, meet=not _plain(part))
             return state
-        read = self._reads(small, state)
+        copies = isinstance(small, cst.Assign) and isinstance(small.value, (cst.Name, cst.Attribute, cst.Subscript)) \
+            and _plain(small.value)  # `base = losses[0]`: a name for a value, nothing computed
+        read = self._reads(small, state, meet=not copies)
         if isinstance(small, cst.Assign):
             for t in small.targets:
                 self._store(t.target, read, state, replace=True)
@@ -611,7 +620,7 @@ class _Meetings(Flow):
         elif isinstance(node, (cst.If, cst.While)):
             self._reads(node.test, state, anchor=node)
         elif isinstance(node, cst.For):
-            self._reads(node.iter, state, anchor=node)
+            self._reads(node.iter, state, anchor=node, meet=not _plain(node.iter))
         elif isinstance(node, cst.Match):
             self._reads(node.subject, state, anchor=node)
         return state
@@ -619,7 +628,7 @@ class _Meetings(Flow):
     def iteration(self, loop, state):
         self._passes[loop] = self._passes.get(loop, 0) + 1
         if isinstance(loop, cst.For):
-            read = self._reads(loop.iter, state, anchor=None)
+            read = self._reads(loop.iter, state, anchor=None, meet=not _plain(loop.iter))
             self._store(loop.target, read, state, replace=True)
         return state
 
@@ -641,10 +650,12 @@ class _Meetings(Flow):
         return state
 
     # values
-    def _reads(self, node, state, anchor="self", shadowed=frozenset()) -> frozenset:
+    def _reads(self, node, state, anchor="self", shadowed=frozenset(), meet=True) -> frozenset:
         """The consumers whose numbers `node` reads (its own draws included); records
-        a meeting when there are two or more. A lambda's parameters shadow the names
-        around it."""
+        a meeting when there are two or more, unless `meet` is False: a loop's iterable
+        or a check's operand that only names values (`for loss in losses`,
+        `assert close(loss, base)`) computes nothing with them. A lambda's parameters
+        shadow the names around it."""
         anchor = node if anchor == "self" else anchor
         found: set = set(map(self._tagged, self.uses_at.get(anchor, ()))) if anchor is not None else set()
         stores: list = []
@@ -654,6 +665,10 @@ class _Meetings(Flow):
             if isinstance(n, cst.Name):
                 if n.value not in hidden:
                     found |= state.get(n.value, frozenset())
+                    if not meet:
+                        self._plainly_read.add(n.value)
+                    elif n.value in self._gathered:
+                        self.met |= self._gathered.pop(n.value)
                 continue
             if isinstance(n, cst.Attribute):
                 if n.attr.value in STATIC_ATTRIBUTES:
@@ -672,7 +687,10 @@ class _Meetings(Flow):
         read = frozenset(found)
         for receiver in stores:  # `xs.append(x)`: `xs` holds what the statement read
             self._store(receiver, read, state, replace=False)
-        if len(read) > 1:
+            held = state.get(receiver.value, frozenset()) if isinstance(receiver, cst.Name) else ()
+            if len(held) > 1:
+                self._gathered.setdefault(receiver.value, set()).add(held)
+        if len(read) > 1 and meet:
             self.met.add(read)
         return read
 
@@ -693,7 +711,10 @@ class _Meetings(Flow):
             if func.attr.value in SHAPE_ONLY_METHODS:
                 args = args[:1]
             elif func.attr.value in _STORING_METHODS:
+                # `xs.append(x)` keeps `x` beside what `xs` holds: they meet where
+                # the list is used (`jnp.stack(xs)`, `return xs`), not here.
                 stores.append(func.value)
+                return args
         return [func] + args
 
     def _store(self, target, read: frozenset, state: dict, replace: bool) -> None:
@@ -786,9 +807,29 @@ def _checked_parts(small: cst.CSTNode) -> Optional[list]:
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         func = small.value.func
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        if isinstance(name, str) and name.lower().startswith("assert"):
+        if isinstance(name, str) and name.lower().lstrip("_").startswith("assert"):
             return [a.value for a in small.value.args]
     return None
+
+
+def _plain(expr: cst.BaseExpression) -> bool:
+    """Whether `expr` only names values: `losses`, `xs[0]`, `out.loss` (not `table[ids]`,
+    a gather), a literal, or `zip` / `enumerate` / `reversed` of such (iterating takes
+    one element at a time)."""
+    if isinstance(expr, (cst.Name, cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _plain(expr.value)
+    if isinstance(expr, cst.Subscript):
+        return _plain(expr.value) and all(
+            isinstance(s.slice, cst.Index) and isinstance(s.slice.value, (cst.Integer, cst.SimpleString))
+            for s in expr.slice)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_plain(e.value) for e in expr.elements)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) \
+            and expr.func.value in ("zip", "enumerate", "reversed"):
+        return all(a.keyword is None and not a.star and _plain(a.value) for a in expr.args)
+    return False
 
 
 def _operands(test: cst.BaseExpression) -> list:
