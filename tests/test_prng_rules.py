@@ -413,3 +413,24 @@ def test_a_gathered_list_meets_where_it_is_used_not_where_it_is_checked(lint):
             assert jnp.allclose(loss, base), tiles
     """
     assert findings(lint, checked) == []
+
+
+def test_keys_for_a_call_that_draws_nothing_are_not_reused_numbers(lint):
+    code = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def model(x, key, deterministic=False):
+            if deterministic:
+                return x
+            return jnp.where(jax.random.bernoulli(key, 0.9, x.shape), x / 0.9, 0.0)
+
+        key = jax.random.key(0)
+        total = 0.0
+        for batch in range(3):
+            out = jax.vmap(functools.partial(model, deterministic=FLAG))(jnp.ones((4, 3)), jax.random.split(key, 4))
+            total = total + out.sum()
+    """
+    assert findings(lint, code.replace("FLAG", "True")) == []
+    assert findings(lint, code.replace("FLAG", "False")) == [(14, "JAX502")]

@@ -36,9 +36,10 @@ from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
+from jaxlint.engine.tracing import PARTIAL
 from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS,
-                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
-                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
+                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS,
+                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES, TRANSFORMS)
 
 # A comment where a key is made that says its uses are meant to share it.
 _SHARED = re.compile(r"\bcorrelated\b|\b(shared|same)\b.*\b(across|between|for (all|every|each|both))\b", re.I)
@@ -333,6 +334,9 @@ class _KeyFlow(Flow):
     def events(self, anchor: cst.CSTNode, state: dict) -> None:
         for use in self.uses_at.get(anchor, ()):
             spent = state.get(use.key, ())
+            if use.kind is KeyEvent.SPLIT and _keys_unused(self.model, use.call):
+                state[use.key] = spent + (use,)
+                continue
             earlier = [p for p in spent if not self._exclusive(p, use)]
             previous = self._meeting_previous(earlier, use) if earlier else None
             if previous is not None:
@@ -488,6 +492,26 @@ class _KeyFlow(Flow):
                     return True
             child = anc
         return False
+
+
+def _keys_unused(model: FileModel, split: cst.Call) -> bool:
+    """The keys a split makes go straight to a call that says it draws nothing:
+    `vmap(partial(model, enable_dropout=False))(x, key=split(key, n))`, or
+    `model.apply(params, x, split(key)[0], deterministic=True)`."""
+    arg = model.parent(split)
+    call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or arg not in call.args:
+        return False
+    options, func = list(call.args), call.func
+    while isinstance(func, cst.Call) and func.args:  # through `vmap(...)`, `jit(...)`, `partial(...)`
+        q = model.qualname(func.func)
+        if q not in PARTIAL and q not in TRANSFORMS:
+            break
+        options += func.args[1:]
+        func = func.args[0].value
+    return any(a.keyword is not None and a.keyword.value in RANDOMNESS_OFF_FLAGS
+               and isinstance(a.value, cst.Name) and a.value.value == str(RANDOMNESS_OFF_FLAGS[a.keyword.value])
+               for a in options)
 
 
 def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
