@@ -434,3 +434,28 @@ def test_keys_for_a_call_that_draws_nothing_are_not_reused_numbers(lint):
     """
     assert findings(lint, code.replace("FLAG", "True")) == []
     assert findings(lint, code.replace("FLAG", "False")) == [(14, "JAX502")]
+
+
+def test_one_random_map_for_two_arrays_but_not_the_same_noise(lint):
+    code = """
+        import jax
+        import jax.numpy as jnp
+
+        def features(key, x, rank):
+            w = jax.random.normal(key, (x.shape[1], rank))
+            return jnp.cos(x @ w)
+
+        def dropout(key, x, rate):
+            keep = jax.random.bernoulli(key, 1 - rate, x.shape)
+            return jnp.where(keep, x / (1 - rate), 0.0)
+
+        def init(shape, key):
+            return jax.random.normal(key, shape)
+
+        key = jax.random.key(0)
+        x, y = jnp.ones((5, 3)), jnp.zeros((5, 3))
+        kernel = features(key, x, 16) @ features(key, y, 16).T
+        both = dropout(key, x, 0.5) + dropout(key, y, 0.5)
+        w = init((3, 3), key) @ init((3, 4), key)
+    """
+    assert findings(lint, code) == [(19, "JAX501"), (20, "JAX501")]

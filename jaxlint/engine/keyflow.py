@@ -813,14 +813,62 @@ def _aligned_shuffle(model: FileModel, use: KeyUse, loop: cst.CSTNode) -> bool:
 
 def _aligned_pair(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
     """`choice(key, x, (n,))` then `choice(key, y, (n,))`: the same rows of x and y, so
-    each sample stays paired with its label; the calls differ in the array only."""
-    if previous.qualname != use.qualname or use.qualname not in ALIGNING_SAMPLERS:
+    each sample stays paired with its label; the calls differ in the array only. So
+    for a helper of this file that draws from its key: `features(key, x, rank)` then
+    `features(key, y, rank)` applies one random map to x and to y (random features
+    of a kernel, one projection for both sides), which is what the shared key is for."""
+    if previous.qualname != use.qualname:
+        return False
+    helper = not use.qualname.startswith("jax.")
+    if use.qualname not in ALIGNING_SAMPLERS and not helper:
         return False
     code = model.module.code_for_node
     a, b = previous.call.args, use.call.args
-    return len(a) == len(b) >= 2 and code(a[1].value) != code(b[1].value) and all(
-        code(x.value) == code(y.value) and code(x.keyword or x) == code(y.keyword or y)
-        for i, (x, y) in enumerate(zip(a, b)) if i != 1)
+    if len(a) != len(b) or len(a) < 2 or code(previous.call.func) != code(use.call.func) \
+            or any(code(x.keyword) != code(y.keyword) if x.keyword or y.keyword else False for x, y in zip(a, b)):
+        return False
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if code(x.value) != code(y.value)]
+    if helper:  # one argument differs: an array the helper's random map is applied to
+        return len(differ) == 1 and _applied_to(model, use.call, differ[0])
+    return differ == [1]
+
+
+def _applied_to(model: FileModel, call: cst.Call, index: int) -> bool:
+    """Whether argument `index` of a call of a helper of this file is data that the
+    helper's random map is applied to: the call passes a name (not a shape written out),
+    and the helper reads the parameter's values but never hands it to a `jax.random`
+    call. Its draws may take a size from it (`normal(key, (k, x.shape[1]))`, one
+    projection for all rows), but not its whole shape (`normal(key, x.shape)` is noise
+    per element of x, and two arrays would get the same noise)."""
+    arg = call.args[index]
+    helper = model.resolve_function(call.func)
+    if helper is None or not isinstance(arg.value, (cst.Name, cst.Attribute, cst.Subscript)):
+        return False
+    if arg.keyword is not None:
+        name = arg.keyword.value
+    else:
+        position = index + (1 if helper.is_method else 0)
+        if position >= len(helper.positional):
+            return False
+        name = helper.positional[position]
+    data = False
+    for node in walk(helper.node.body):
+        if not (isinstance(node, cst.Name) and node.value == name):
+            continue
+        parent = model.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in STATIC_ATTRIBUTES:
+            arg = model.parent(parent)
+            draw = model.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(draw, cst.Call) and (model.qualname(draw.func) or "").startswith("jax.random."):
+                return False  # `normal(key, x.shape)`: noise per element of x, not one map
+            continue
+        for anc in model.ancestors(node):
+            if isinstance(anc, cst.Call) and (model.qualname(anc.func) or "").startswith("jax.random."):
+                return False  # a parameter of the draw itself
+            if isinstance(anc, cst.BaseSmallStatement):
+                break
+        data = True
+    return data
 
 
 def _checked_parts(small: cst.CSTNode) -> Optional[list]:
