@@ -15,7 +15,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.engine.model import children
+from jaxlint.engine.model import children, walk
 
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
@@ -237,6 +237,28 @@ def _listed(model, iterable, depth: int = 0) -> bool:
             else:
                 return False
         return bool(values) and all(_listed(model, v, depth + 1) for v in values)
+    return False
+
+
+def makes_up_a_shortfall(model, loop: cst.CSTNode) -> bool:
+    """`while count < n:` whose body draws `n` random candidates at once (`split(key, n)`,
+    `normal(key, (n, d))`): each pass makes as many as the whole loop needs, so it
+    repeats only to make up what a pass rejected (rejection sampling), a pass or two."""
+    if not isinstance(loop, cst.While):
+        return False
+    test = loop.test
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual))):
+        return False
+    bound = test.comparisons[0].comparator
+    if not isinstance(bound, cst.Name) or not isinstance(test.left, (cst.Name, cst.Attribute, cst.Call)):
+        return False
+    for small in _statements(loop.body):
+        for node in walk(small):
+            if isinstance(node, cst.Call) and (model.qualname(node.func) or "").startswith("jax.random.") \
+                    and any(isinstance(n, cst.Name) and n.value == bound.value
+                            for a in node.args[1:] for n in walk(a.value)):
+                return True  # `split(key, n)`, `normal(key, (n, d))`: n random candidates
     return False
 
 
