@@ -418,6 +418,14 @@ PER_LEAF_MAPS: frozenset[str] = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
     "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
 })
+#: Keyword arguments by which a model call says it draws nothing: dropout and other
+#: noise off (flax's `deterministic=True` and `train=False`, equinox's `inference=True`,
+#: haiku's `is_training=False`, `enable_dropout=False`). Keys passed to such a call are
+#: not drawn from, so handing it the same keys again repeats no numbers.
+RANDOMNESS_OFF_FLAGS: dict[str, bool] = {
+    "deterministic": True, "inference": True, "train": False, "training": False,
+    "is_training": False, "enable_dropout": False, "use_dropout": False,
+}
 #: Calls that read their array arguments only for shapes and dtypes: numbers drawn
 #: only to be passed here are never used (`jax.eval_shape(f, x)`).
 SHAPE_ONLY_CALLS: frozenset[str] = frozenset({"jax.eval_shape"})

@@ -383,3 +383,79 @@ def test_pairs_stay_aligned_but_one_array_twice_is_reuse(lint):
             return a - b
     """
     assert findings(lint, code) == [(9, "JAX501")]
+
+
+def test_a_gathered_list_meets_where_it_is_used_not_where_it_is_checked(lint):
+    used = """
+        import jax
+        import jax.numpy as jnp
+        key = jax.random.key(0)
+        noise = []
+        for step in range(3):
+            noise.append(jax.random.normal(key, (2,)))
+        for eps in noise:
+            assert eps.shape == (2,)
+        print(jnp.stack(noise))
+    """
+    assert findings(lint, used) == [(7, "JAX502")]
+    unused = used.split("        for eps")[0]
+    assert findings(lint, unused) == [(7, "JAX502")]  # gathered and never read: as if used whole
+    checked = """
+        import jax
+        import jax.numpy as jnp
+        key = jax.random.key(0)
+        losses = []
+        for tiles in (2, 4, 8):
+            x = jax.random.normal(key, (8,))
+            losses.append(jnp.sum(x.reshape(tiles, -1)))
+        base = losses[0]
+        for tiles, loss in zip((2, 4, 8), losses):
+            assert jnp.allclose(loss, base), tiles
+    """
+    assert findings(lint, checked) == []
+
+
+def test_keys_for_a_call_that_draws_nothing_are_not_reused_numbers(lint):
+    code = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def model(x, key, deterministic=False):
+            if deterministic:
+                return x
+            return jnp.where(jax.random.bernoulli(key, 0.9, x.shape), x / 0.9, 0.0)
+
+        key = jax.random.key(0)
+        total = 0.0
+        for batch in range(3):
+            out = jax.vmap(functools.partial(model, deterministic=FLAG))(jnp.ones((4, 3)), jax.random.split(key, 4))
+            total = total + out.sum()
+    """
+    assert findings(lint, code.replace("FLAG", "True")) == []
+    assert findings(lint, code.replace("FLAG", "False")) == [(14, "JAX502")]
+
+
+def test_one_random_map_for_two_arrays_but_not_the_same_noise(lint):
+    code = """
+        import jax
+        import jax.numpy as jnp
+
+        def features(key, x, rank):
+            w = jax.random.normal(key, (x.shape[1], rank))
+            return jnp.cos(x @ w)
+
+        def dropout(key, x, rate):
+            keep = jax.random.bernoulli(key, 1 - rate, x.shape)
+            return jnp.where(keep, x / (1 - rate), 0.0)
+
+        def init(shape, key):
+            return jax.random.normal(key, shape)
+
+        key = jax.random.key(0)
+        x, y = jnp.ones((5, 3)), jnp.zeros((5, 3))
+        kernel = features(key, x, 16) @ features(key, y, 16).T
+        both = dropout(key, x, 0.5) + dropout(key, y, 0.5)
+        w = init((3, 3), key) @ init((3, 4), key)
+    """
+    assert findings(lint, code) == [(19, "JAX501"), (20, "JAX501")]

@@ -369,3 +369,26 @@ def test_jax405_inside_jit_is_silent():
         return [mean(xs[:i]) for i in range(1, 4)]
     """)
     assert findings(code) == []
+
+
+def test_a_rejection_loop_and_a_test_case_loop_compile_a_bounded_number_of_times(lint):
+    code = """
+        import jax
+        import jax.numpy as jnp
+
+        def sample(key, n):
+            out, count = [], 0
+            while count < LIMIT:
+                key, sub = jax.random.split(key)
+                cand = jax.jit(jax.vmap(jnp.sin))(jax.random.normal(sub, (n,)))
+                count += int((cand > 0).sum())
+                out.append(cand)
+            return out
+
+        def check_all(cases):
+            for case in cases:
+                ident = jax.jit(lambda x: x)
+                assert ident(case).shape == case.shape
+    """
+    assert lint(textwrap.dedent(code.replace("LIMIT", "n")), select=["JAX402"]) == []
+    assert lint(textwrap.dedent(code.replace("LIMIT", "100")), select=["JAX402"]) == [(9, "JAX402")]

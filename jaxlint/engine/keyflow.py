@@ -36,9 +36,10 @@ from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
+from jaxlint.engine.tracing import PARTIAL
 from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS,
-                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, SHAPE_ONLY_CALLS,
-                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES)
+                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS,
+                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES, TRANSFORMS)
 
 # A comment where a key is made that says its uses are meant to share it.
 _SHARED = re.compile(r"\bcorrelated\b|\b(shared|same)\b.*\b(across|between|for (all|every|each|both))\b", re.I)
@@ -333,6 +334,9 @@ class _KeyFlow(Flow):
     def events(self, anchor: cst.CSTNode, state: dict) -> None:
         for use in self.uses_at.get(anchor, ()):
             spent = state.get(use.key, ())
+            if use.kind is KeyEvent.SPLIT and _keys_unused(self.model, use.call):
+                state[use.key] = spent + (use,)
+                continue
             earlier = [p for p in spent if not self._exclusive(p, use)]
             previous = self._meeting_previous(earlier, use) if earlier else None
             if previous is not None:
@@ -490,6 +494,26 @@ class _KeyFlow(Flow):
         return False
 
 
+def _keys_unused(model: FileModel, split: cst.Call) -> bool:
+    """The keys a split makes go straight to a call that says it draws nothing:
+    `vmap(partial(model, enable_dropout=False))(x, key=split(key, n))`, or
+    `model.apply(params, x, split(key)[0], deterministic=True)`."""
+    arg = model.parent(split)
+    call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or arg not in call.args:
+        return False
+    options, func = list(call.args), call.func
+    while isinstance(func, cst.Call) and func.args:  # through `vmap(...)`, `jit(...)`, `partial(...)`
+        q = model.qualname(func.func)
+        if q not in PARTIAL and q not in TRANSFORMS:
+            break
+        options += func.args[1:]
+        func = func.args[0].value
+    return any(a.keyword is not None and a.keyword.value in RANDOMNESS_OFF_FLAGS
+               and isinstance(a.value, cst.Name) and a.value.value == str(RANDOMNESS_OFF_FLAGS[a.keyword.value])
+               for a in options)
+
+
 def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
     """`t == 0`: a test true for one value of the loop index `t`."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
@@ -557,11 +581,18 @@ class _Meetings(Flow):
         self.model = model
         self.uses_at = uses_at
         self.met: set[frozenset] = set()
+        # Per list: what `xs.append(x)` gathered in it. They meet where the list is
+        # used, unless it is only iterated, indexed or checked one element at a time.
+        self._gathered: dict[str, set] = {}
+        self._plainly_read: set[str] = set()
         # Per loop being walked: which pass over its body this is (1, 2).
         self._passes: dict = {}
 
     def run(self, stmts) -> list:
         self.block(stmts, {})
+        for name, gathered in self._gathered.items():
+            if name not in self._plainly_read:  # never used: as good as used whole
+                self.met |= gathered
         return list(self.met)
 
     # states: name -> frozenset of KeyUse; None has ended
@@ -590,9 +621,11 @@ class _Meetings(Flow):
             # A check compares its operands (`assert a == b`, `assert_allclose(a, b)`):
             # only what each operand computes is a meeting.
             for part in checked:
-                self._reads(part, state, anchor=None)
+                self._reads(part, state, anchor=None, meet=not _plain(part))
             return state
-        read = self._reads(small, state)
+        copies = isinstance(small, cst.Assign) and isinstance(small.value, (cst.Name, cst.Attribute, cst.Subscript)) \
+            and _plain(small.value)  # `base = losses[0]`: a name for a value, nothing computed
+        read = self._reads(small, state, meet=not copies)
         if isinstance(small, cst.Assign):
             for t in small.targets:
                 self._store(t.target, read, state, replace=True)
@@ -611,7 +644,7 @@ class _Meetings(Flow):
         elif isinstance(node, (cst.If, cst.While)):
             self._reads(node.test, state, anchor=node)
         elif isinstance(node, cst.For):
-            self._reads(node.iter, state, anchor=node)
+            self._reads(node.iter, state, anchor=node, meet=not _plain(node.iter))
         elif isinstance(node, cst.Match):
             self._reads(node.subject, state, anchor=node)
         return state
@@ -619,7 +652,7 @@ class _Meetings(Flow):
     def iteration(self, loop, state):
         self._passes[loop] = self._passes.get(loop, 0) + 1
         if isinstance(loop, cst.For):
-            read = self._reads(loop.iter, state, anchor=None)
+            read = self._reads(loop.iter, state, anchor=None, meet=not _plain(loop.iter))
             self._store(loop.target, read, state, replace=True)
         return state
 
@@ -641,10 +674,12 @@ class _Meetings(Flow):
         return state
 
     # values
-    def _reads(self, node, state, anchor="self", shadowed=frozenset()) -> frozenset:
+    def _reads(self, node, state, anchor="self", shadowed=frozenset(), meet=True) -> frozenset:
         """The consumers whose numbers `node` reads (its own draws included); records
-        a meeting when there are two or more. A lambda's parameters shadow the names
-        around it."""
+        a meeting when there are two or more, unless `meet` is False: a loop's iterable
+        or a check's operand that only names values (`for loss in losses`,
+        `assert close(loss, base)`) computes nothing with them. A lambda's parameters
+        shadow the names around it."""
         anchor = node if anchor == "self" else anchor
         found: set = set(map(self._tagged, self.uses_at.get(anchor, ()))) if anchor is not None else set()
         stores: list = []
@@ -654,6 +689,10 @@ class _Meetings(Flow):
             if isinstance(n, cst.Name):
                 if n.value not in hidden:
                     found |= state.get(n.value, frozenset())
+                    if not meet:
+                        self._plainly_read.add(n.value)
+                    elif n.value in self._gathered:
+                        self.met |= self._gathered.pop(n.value)
                 continue
             if isinstance(n, cst.Attribute):
                 if n.attr.value in STATIC_ATTRIBUTES:
@@ -672,7 +711,10 @@ class _Meetings(Flow):
         read = frozenset(found)
         for receiver in stores:  # `xs.append(x)`: `xs` holds what the statement read
             self._store(receiver, read, state, replace=False)
-        if len(read) > 1:
+            held = state.get(receiver.value, frozenset()) if isinstance(receiver, cst.Name) else ()
+            if len(held) > 1:
+                self._gathered.setdefault(receiver.value, set()).add(held)
+        if len(read) > 1 and meet:
             self.met.add(read)
         return read
 
@@ -693,7 +735,10 @@ class _Meetings(Flow):
             if func.attr.value in SHAPE_ONLY_METHODS:
                 args = args[:1]
             elif func.attr.value in _STORING_METHODS:
+                # `xs.append(x)` keeps `x` beside what `xs` holds: they meet where
+                # the list is used (`jnp.stack(xs)`, `return xs`), not here.
                 stores.append(func.value)
+                return args
         return [func] + args
 
     def _store(self, target, read: frozenset, state: dict, replace: bool) -> None:
@@ -768,14 +813,62 @@ def _aligned_shuffle(model: FileModel, use: KeyUse, loop: cst.CSTNode) -> bool:
 
 def _aligned_pair(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
     """`choice(key, x, (n,))` then `choice(key, y, (n,))`: the same rows of x and y, so
-    each sample stays paired with its label; the calls differ in the array only."""
-    if previous.qualname != use.qualname or use.qualname not in ALIGNING_SAMPLERS:
+    each sample stays paired with its label; the calls differ in the array only. So
+    for a helper of this file that draws from its key: `features(key, x, rank)` then
+    `features(key, y, rank)` applies one random map to x and to y (random features
+    of a kernel, one projection for both sides), which is what the shared key is for."""
+    if previous.qualname != use.qualname:
+        return False
+    helper = not use.qualname.startswith("jax.")
+    if use.qualname not in ALIGNING_SAMPLERS and not helper:
         return False
     code = model.module.code_for_node
     a, b = previous.call.args, use.call.args
-    return len(a) == len(b) >= 2 and code(a[1].value) != code(b[1].value) and all(
-        code(x.value) == code(y.value) and code(x.keyword or x) == code(y.keyword or y)
-        for i, (x, y) in enumerate(zip(a, b)) if i != 1)
+    if len(a) != len(b) or len(a) < 2 or code(previous.call.func) != code(use.call.func) \
+            or any(code(x.keyword) != code(y.keyword) if x.keyword or y.keyword else False for x, y in zip(a, b)):
+        return False
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if code(x.value) != code(y.value)]
+    if helper:  # one argument differs: an array the helper's random map is applied to
+        return len(differ) == 1 and _applied_to(model, use.call, differ[0])
+    return differ == [1]
+
+
+def _applied_to(model: FileModel, call: cst.Call, index: int) -> bool:
+    """Whether argument `index` of a call of a helper of this file is data that the
+    helper's random map is applied to: the call passes a name (not a shape written out),
+    and the helper reads the parameter's values but never hands it to a `jax.random`
+    call. Its draws may take a size from it (`normal(key, (k, x.shape[1]))`, one
+    projection for all rows), but not its whole shape (`normal(key, x.shape)` is noise
+    per element of x, and two arrays would get the same noise)."""
+    arg = call.args[index]
+    helper = model.resolve_function(call.func)
+    if helper is None or not isinstance(arg.value, (cst.Name, cst.Attribute, cst.Subscript)):
+        return False
+    if arg.keyword is not None:
+        name = arg.keyword.value
+    else:
+        position = index + (1 if helper.is_method else 0)
+        if position >= len(helper.positional):
+            return False
+        name = helper.positional[position]
+    data = False
+    for node in walk(helper.node.body):
+        if not (isinstance(node, cst.Name) and node.value == name):
+            continue
+        parent = model.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in STATIC_ATTRIBUTES:
+            arg = model.parent(parent)
+            draw = model.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(draw, cst.Call) and (model.qualname(draw.func) or "").startswith("jax.random."):
+                return False  # `normal(key, x.shape)`: noise per element of x, not one map
+            continue
+        for anc in model.ancestors(node):
+            if isinstance(anc, cst.Call) and (model.qualname(anc.func) or "").startswith("jax.random."):
+                return False  # a parameter of the draw itself
+            if isinstance(anc, cst.BaseSmallStatement):
+                break
+        data = True
+    return data
 
 
 def _checked_parts(small: cst.CSTNode) -> Optional[list]:
@@ -786,9 +879,29 @@ def _checked_parts(small: cst.CSTNode) -> Optional[list]:
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         func = small.value.func
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        if isinstance(name, str) and name.lower().startswith("assert"):
+        if isinstance(name, str) and name.lower().lstrip("_").startswith("assert"):
             return [a.value for a in small.value.args]
     return None
+
+
+def _plain(expr: cst.BaseExpression) -> bool:
+    """Whether `expr` only names values: `losses`, `xs[0]`, `out.loss` (not `table[ids]`,
+    a gather), a literal, or `zip` / `enumerate` / `reversed` of such (iterating takes
+    one element at a time)."""
+    if isinstance(expr, (cst.Name, cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _plain(expr.value)
+    if isinstance(expr, cst.Subscript):
+        return _plain(expr.value) and all(
+            isinstance(s.slice, cst.Index) and isinstance(s.slice.value, (cst.Integer, cst.SimpleString))
+            for s in expr.slice)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_plain(e.value) for e in expr.elements)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) \
+            and expr.func.value in ("zip", "enumerate", "reversed"):
+        return all(a.keyword is None and not a.star and _plain(a.value) for a in expr.args)
+    return False
 
 
 def _operands(test: cst.BaseExpression) -> list:

@@ -15,7 +15,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.engine.model import children
+from jaxlint.engine.model import children, walk
 
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
@@ -238,6 +238,77 @@ def _listed(model, iterable, depth: int = 0) -> bool:
                 return False
         return bool(values) and all(_listed(model, v, depth + 1) for v in values)
     return False
+
+
+def makes_up_a_shortfall(model, loop: cst.CSTNode) -> bool:
+    """`while count < n:` whose body draws `n` random candidates at once (`split(key, n)`,
+    `normal(key, (n, d))`): each pass makes as many as the whole loop needs, so it
+    repeats only to make up what a pass rejected (rejection sampling), a pass or two."""
+    if not isinstance(loop, cst.While):
+        return False
+    test = loop.test
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual))):
+        return False
+    bound = test.comparisons[0].comparator
+    if not isinstance(bound, cst.Name) or not isinstance(test.left, (cst.Name, cst.Attribute, cst.Call)):
+        return False
+    for small in _statements(loop.body):
+        for node in walk(small):
+            if isinstance(node, cst.Call) and (model.qualname(node.func) or "").startswith("jax.random.") \
+                    and any(isinstance(n, cst.Name) and n.value == bound.value
+                            for a in node.args[1:] for n in walk(a.value)):
+                return True  # `split(key, n)`, `normal(key, (n, d))`: n random candidates
+    return False
+
+
+def checks_each_case(model, loop: cst.CSTNode) -> bool:
+    """A `for` loop over test cases: each pass checks its item (`assert`, an
+    `assert...` call) and keeps nothing for a later pass or for after the loop (no
+    name bound before the loop is rebound, nothing is appended). It compiles once
+    per case, which is what a test of that many cases costs, not a step loop."""
+    if not isinstance(loop, cst.For):
+        return False
+    scope = model.scope_of(loop)
+    checks = False
+    for small in _statements(loop.body):
+        if isinstance(small, cst.Assert) or isinstance(small, cst.Expr) and _is_check_call(small.value):
+            checks = True
+        targets = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets = [small.target]
+        for target in targets:
+            if not isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+                return False  # a store into an object or container that outlives the pass
+            for name in _names(target):
+                bindings = scope.lookup(name) or []
+                if any(b.order < model.order[loop] for b in bindings):
+                    return False  # carried: the pass updates a value the next one reads
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                and isinstance(small.value.func, cst.Attribute) \
+                and small.value.func.attr.value in ("append", "extend", "add", "update", "insert"):
+            return False
+    return checks
+
+
+def _is_check_call(expr: cst.BaseExpression) -> bool:
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return isinstance(name, str) and name.lower().startswith("assert")
+
+
+def _names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _names(target.value)
 
 
 def repeats_over_steps(model, node: cst.CSTNode) -> bool:

@@ -58,6 +58,8 @@ class JitOfFreshCallable(Rule):
             return
         if rc.once_per_pass(model, created, self._repeated):
             return
+        if loop is not None and (rc.checks_each_case(model, loop) or rc.makes_up_a_shortfall(model, loop)):
+            return  # one compile per test case, or per pass of a loop that runs once or twice
         what, fun_name = fresh
         uses = rc.call_uses(model, created, name)
         if not uses or any(self._reused(use, loop) for use in uses):
