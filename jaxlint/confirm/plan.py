@@ -88,6 +88,8 @@ def _file_plans(path: str, findings, text: Optional[str]) -> dict[int, dict[str,
         return {}
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     planner = _Planner(model, positions)
+    if path.endswith(".ipynb"):
+        planner._main = []  # a kernel runs its cells as `__main__`: those blocks ran already
     return {i: planner.plan(f) for i, f in enumerate(findings)}
 
 

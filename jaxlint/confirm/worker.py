@@ -189,7 +189,11 @@ def _import(job: dict, index: int, code: types.CodeType, cell_errors: list, time
         exec(code, module.__dict__)
         return module
     # A notebook: each cell on its own, in order. As in a kernel, a cell that raises does not
-    # stop the next one; its error is kept (it may be the evidence for a finding in it).
+    # stop the next one; its error is kept (it may be the evidence for a finding in it). A
+    # kernel runs the cells as `__main__` (IPython's user module), so `if __name__ ==
+    # "__main__":` cells run there.
+    module.__name__ = "__main__"
+    sys.modules["__main__"] = module
     lines = job["source"].splitlines()
     seen = module.__dict__.setdefault("__jaxlint_defined__", [])
     # The import's own alarm is off for a notebook: each cell gets its own, so a slow cell
