@@ -23,8 +23,6 @@ NOT_CONFIRMED = {
     ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
                        "one call cannot show a batch reused",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",
-    ("JAX503", 2, 20): "confirm compares the jax.random calls at the lines; the first split is in `loss`, "
-                       "reached through update's lambda",
     ("JAX402", 5, 8): "no module-level code calls per_host_sum: nothing the program does shows it",
     ("JAX402", 5, 15): "no module-level code calls outer_step (it was 'confirmed' from jit objects "
                        "another recipe's synthesized calls had made, before the import was kept apart)",
