@@ -368,12 +368,35 @@ class FileModel:
         scope = self.scope_of(cur)
         base = scope.resolve_import(cur.value)
         if base is None:
+            base = self._alias_of(scope, cur.value)
+        if base is None:
             return None
         if attrs:
             if base.startswith("builtins."):
                 return None
             return base + "." + ".".join(reversed(attrs))
         return base
+
+    def _alias_of(self, scope: Scope, name: str) -> Optional[str]:
+        """`jit = jax.jit`, `jnp = jax.numpy`: a name bound once, to a name of an import,
+        is that import's name (Python binds the same object)."""
+        bindings = scope.lookup(name)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.ASSIGN:
+            return None
+        node = bindings[0].node
+        if not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                or not isinstance(node.targets[0].target, cst.Name) \
+                or not isinstance(node.value, (cst.Name, cst.Attribute)):
+            return None
+        resolving = self.__dict__.setdefault("_aliases_resolving", set())
+        if name in resolving:
+            return None  # `a = b` and `b = a`
+        resolving.add(name)
+        try:
+            q = self.qualname(node.value)
+        finally:
+            resolving.discard(name)
+        return q if q is not None and not q.startswith("builtins.") else None
 
     def resolve_function(self, node: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The function defined in this file that a Name refers to, if any."""
@@ -382,14 +405,52 @@ class FileModel:
         if not isinstance(node, cst.Name):
             return None
         bindings = self.scope_of(node).lookup(node.value)
-        if not bindings or any(b.kind not in ("def",) for b in bindings):
+        if not bindings:
             return None
+        if any(b.kind != BindingKind.DEF for b in bindings):
+            # `step = jax.jit(step)`: the `step` inside the call is still the def.
+            found = self.binding_in_effect(node)
+            return found.function if found is not None and found.kind == BindingKind.DEF else None
         ref_order = self.order.get(node, 0)
         best = None
         for b in bindings:
             if b.order < ref_order or best is None:
                 best = b
         return best.function if best is not None else None
+
+    def binding_in_effect(self, node: cst.Name) -> Optional[Binding]:
+        """The binding a read of `node` sees, where the name's bindings are plain `def`s
+        and `name = value` statements run in order (none under an `if`, loop or `try`):
+        in the same scope, the last one before the read (`f = jax.jit(f)` reads the def);
+        from a nested function, which runs later, the last one of all. None otherwise."""
+        bindings = self.scope_of(node).lookup(node.value)
+        if not bindings or self.comprehension_variable(node):
+            return None
+        for b in bindings:
+            if b.kind not in (BindingKind.DEF, BindingKind.ASSIGN) or not self._straight_line(b.node):
+                return None
+            if b.kind == BindingKind.ASSIGN and not (
+                    isinstance(b.node, cst.Assign) and len(b.node.targets) == 1
+                    and isinstance(b.node.targets[0].target, cst.Name)):
+                return None
+        if self.scope_of(node).bindings.get(node.value) is not bindings:
+            return max(bindings, key=lambda b: b.order)
+        ref_order = self.order.get(node, 0)
+        before = [b for b in bindings if b.order < ref_order and not self._encloses(b.node, node)]
+        return max(before, key=lambda b: b.order) if before else None
+
+    def _encloses(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+        return any(anc is outer for anc in self.ancestors(node))
+
+    def _straight_line(self, stmt: cst.CSTNode) -> bool:
+        """Whether `stmt` runs whenever its function (or module) body does, once."""
+        for anc in self.ancestors(stmt):
+            if isinstance(anc, (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return True
+            if isinstance(anc, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match,
+                                cst.Else, cst.ExceptHandler, cst.Finally)):
+                return False
+        return True
 
     def resolve_class(self, node: cst.BaseExpression) -> Optional[ClassInfo]:
         if not isinstance(node, cst.Name):

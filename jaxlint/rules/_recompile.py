@@ -501,6 +501,10 @@ def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
             ctx = _decorator_context(info)
             return JittedCallee(info, ctx, 0, func.value) if ctx else None
         values = model.assigned_values(func)  # `step = jax.jit(update, ...)`, bound once
+        if values is None:
+            # `train_step = jax.jit(train_step, ...)`: the def rebound to its jitted self.
+            found = model.binding_in_effect(func)
+            values = [found.node.value] if found is not None and found.kind == "assign" else None
         if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
             return _from_wrapper(model, values[0], func.value)
         return None
