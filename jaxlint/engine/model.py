@@ -452,6 +452,33 @@ class FileModel:
                 return False
         return True
 
+    def returned_expressions(self, info: FunctionInfo, position: Optional[int] = None
+                             ) -> Optional[list[cst.BaseExpression]]:
+        """What each `return` of `info` returns (with `position`: that element of a returned
+        tuple, as `a, b = factory()` unpacks it); None when a return is bare or does not
+        have the element, or the function has no return."""
+        index = self.__dict__.get("_returns_by_function")
+        if index is None:
+            index = {}
+            for ret in self.nodes(cst.Return):
+                index.setdefault(self.function_of(ret), []).append(ret)
+            self._returns_by_function = index
+        if isinstance(info.node, cst.Lambda):
+            found = [info.node.body]
+        else:
+            found = [ret.value for ret in index.get(info, ())]
+        if not found or any(v is None for v in found):
+            return None
+        if position is None:
+            return found
+        out = []
+        for value in found:
+            if not isinstance(value, cst.Tuple) or position >= len(value.elements) \
+                    or any(isinstance(el, cst.StarredElement) for el in value.elements):
+                return None
+            out.append(value.elements[position].value)
+        return out
+
     def resolve_class(self, node: cst.BaseExpression) -> Optional[ClassInfo]:
         if not isinstance(node, cst.Name):
             return None
