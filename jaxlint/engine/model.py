@@ -378,8 +378,12 @@ class FileModel:
         return base
 
     def _alias_of(self, scope: Scope, name: str) -> Optional[str]:
-        """`jit = jax.jit`, `jnp = jax.numpy`: a name bound once, to a name of an import,
-        is that import's name (Python binds the same object)."""
+        """`jit = jax.jit`, `jnp = jax.numpy`: a name bound once to a transform or a module
+        is that transform or module (Python binds the same object). Constants
+        (`DTYPE = jnp.float64`) are values, read as such by the rules that want them."""
+        from jaxlint.engine.tracing import PARTIAL, transform_for
+        from jaxlint.jax_api import ALIASED_MODULES
+
         bindings = scope.lookup(name)
         if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.ASSIGN:
             return None
@@ -396,7 +400,9 @@ class FileModel:
             q = self.qualname(node.value)
         finally:
             resolving.discard(name)
-        return q if q is not None and not q.startswith("builtins.") else None
+        if q is None or not (q in ALIASED_MODULES or q in PARTIAL or transform_for(self, q) is not None):
+            return None
+        return q
 
     def resolve_function(self, node: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The function defined in this file that a Name refers to, if any."""
