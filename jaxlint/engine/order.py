@@ -221,6 +221,10 @@ class _Walker:
             if isinstance(cur, cst.Name) and cur.value in self.watched and self._runs(cur):
                 info = model.resolve_function(cur)
                 self.emit("call", cur.value, cur, info.node if info is not None else None)
+            elif isinstance(cur, cst.Attribute) and isinstance(cur.value, cst.Name) \
+                    and f"{cur.value.value}.{cur.attr.value}" in self.watched and self._runs(cur):
+                # `model.forward(x)`: a jitted function an object holds.
+                self.emit("call", f"{cur.value.value}.{cur.attr.value}", cur)
             if isinstance(cur, cst.Call):
                 calls.append(cur)
             stack.extend(reversed(children(cur)))
@@ -235,7 +239,7 @@ class _Walker:
                     and info.name not in self.watched:
                 self.function(info, depth + 1)
 
-    def _runs(self, name: cst.Name) -> bool:
+    def _runs(self, name: cst.CSTNode) -> bool:
         """A call of the name, or the name passed to a call that may run it (a callback);
         `jax.jit(step)` / `partial(step, ...)` only wrap it, unless called at once
         (`jax.jit(step)(x)`)."""

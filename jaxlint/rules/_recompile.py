@@ -619,7 +619,11 @@ def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name],
     if isinstance(parent, cst.Call) and parent.func is created:
         return [parent]
     if name is None:
-        return None
+        position = _returned_position(model, created) if sites is not None and depth < 2 else None
+        if position is None:
+            return None
+        # `return jax.jit(step)`: what the callers bind and call.
+        return _uses_at_callers(model, model.function_of(created), position, sites, depth)
     scope = model.scope_of(name)
     calls = []
     for ref in model.nodes(cst.Name):
@@ -645,7 +649,7 @@ def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name],
     return calls
 
 
-def _returned_position(model, ref: cst.Name):
+def _returned_position(model, ref: cst.CSTNode):
     """-1 for `return ref`, i for `return a, ref` (ref the i-th element), else None."""
     parent = model.parent(ref)
     if isinstance(parent, cst.Return):

@@ -124,12 +124,40 @@ class StaleGlobalRead(Rule):
             target = wrapped_target(origin)
             while isinstance(target, cst.Call) and is_wrapper(model, target):
                 target = wrapped_target(target)
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.attr.value == top.name):
+                continue
+            obj = target.value.value
+            bindings = model.scope_of(target.value).lookup(obj)
+            if bindings is not None and bindings is model.module_scope.bindings.get(obj):
+                out.append(obj)
+            elif model.class_of_self(target.value) is top.klass and self._stored_on_self(origin):
+                # `self.forward = jax.jit(self.apply)`: each module-level instance holds its own.
+                out.extend(self._instances(top.klass))
+        return out
+
+    def _stored_on_self(self, origin: cst.Call):
+        """`forward` in `self.forward = <origin>`, or None."""
+        parent = self.model.parent(origin)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
             if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                    and target.attr.value == top.name:
-                obj = target.value.value
-                bindings = model.scope_of(target.value).lookup(obj)
-                if bindings is not None and bindings is model.module_scope.bindings.get(obj):
-                    out.append(obj)
+                    and self.model.class_of_self(target.value) is not None:
+                return target.attr.value
+        return None
+
+    def _instances(self, klass) -> list[str]:
+        """Module-level names bound once, to `Cls(...)` of this class."""
+        model = self.model
+        out = []
+        for name, bindings in model.module_scope.bindings.items():
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                continue
+            node = bindings[0].node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call) \
+                    and model.resolve_class(node.value.func) is klass:
+                out.append(name)
         return out
 
     def _is_called(self, node: cst.Attribute) -> bool:
@@ -142,6 +170,13 @@ class StaleGlobalRead(Rule):
         bound method: `calc = jit(c.calc)`)."""
         model = self.model
         names = set() if obj is not None else {top.name}
+        if obj is not None:
+            # `obj.forward(x)` where a method stored `self.forward = jax.jit(self.<top>)`.
+            for origin, ctx in top.contexts.items():
+                if ctx.via == "wrapper" and isinstance(origin, cst.Call):
+                    attr = self._stored_on_self(origin)
+                    if attr is not None:
+                        names.add(f"{obj}.{attr}")
         for stmt in model.nodes(cst.Assign):
             if model.function_of(stmt) is None and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0].target, cst.Name) and self._wraps(stmt.value, top.name, obj):
