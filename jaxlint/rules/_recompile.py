@@ -518,6 +518,11 @@ def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
             ctx = _decorator_context(info)
             if ctx is not None:
                 return JittedCallee(info, ctx, 1, model.module.code_for_node(func))
+            return None
+        # `self.reduce(...)` where `__init__` set `self.reduce = jax.jit(self._reduce, ...)`.
+        values = model.attribute_assignments(func)
+        if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+            return _from_wrapper(model, values[0], model.module.code_for_node(func))
     return None
 
 
@@ -528,12 +533,17 @@ def _from_wrapper(model, wrapper: cst.Call, label: str) -> Optional[JittedCallee
     if target is None:
         return None
     info = model.resolve_function(target)
+    shift = 0
+    if info is None and isinstance(target, cst.Attribute):
+        # A bound method: `self` is bound, the call's arguments start after it.
+        info = model.method_of_self(target) or model.method_of_instance(target)
+        shift = 1
     if info is None:
         return None
     ctx = info.contexts.get(wrapper)
     if ctx is None or ctx.via != "wrapper":
         return None
-    return JittedCallee(info, ctx, 0, label)
+    return JittedCallee(info, ctx, shift, label)
 
 
 def _from_factory(model, call: cst.Call, position: Optional[int], label: str,
