@@ -234,7 +234,13 @@ class _Walker:
             if q in CLEAR_CACHE_CALLS:
                 self.emit("clear", q, call)
                 continue
-            info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+            if isinstance(call.func, cst.Name):
+                info = model.resolve_function(call.func)
+            else:
+                # `sched.decay()` on an object of a class of this file runs that method.
+                info = model.method_of_instance(call.func)
+                if info is not None and info.name in self.watched:
+                    info = None
             if info is not None and isinstance(info.node, cst.FunctionDef) and info.enclosing is None \
                     and info.name not in self.watched:
                 self.function(info, depth + 1)
