@@ -578,8 +578,12 @@ class FileModel:
         return out or None
 
     def attribute_assignments(self, expr: cst.Attribute) -> Optional[list[cst.BaseExpression]]:
-        """The values every `self.name = value` assigns to what `expr` reads, or None."""
+        """The values every `self.name = value` assigns to what `expr` reads, or None.
+        `expr` is `self.name` in a method, or `obj.name` where `obj = Cls(...)` of this file
+        (and nothing outside the class writes `name`)."""
         targets = self.attribute_targets(expr)
+        if targets is None and isinstance(expr.value, cst.Name):
+            targets = self._instance_attribute_targets(expr)
         if targets is None:
             return None
         out = []
@@ -589,6 +593,24 @@ class FileModel:
                 return None  # an annotated assignment: fine, but rare; unknown
             out.append(assign.value)
         return out
+
+    def _instance_attribute_targets(self, expr: cst.Attribute) -> Optional[list[cst.Attribute]]:
+        bindings = self.scope_of(expr.value).lookup(expr.value.value)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        node = bindings[0].node
+        if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+            return None
+        klass = self.resolve_class(node.value.func)
+        attr = expr.attr.value
+        if klass is None or attr in self.foreign_attribute_writes or "*" in self.foreign_attribute_writes:
+            return None
+        out = []
+        for rel in klass.relatives or (klass,):
+            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
+                return None
+            out.extend(rel.attribute_sites.get(attr, ()))
+        return out or None
 
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
