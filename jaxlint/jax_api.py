@@ -146,6 +146,8 @@ BODY_CALLS: dict[str, BodyCall] = {
 ARRAY_MODULES: tuple[str, ...] = (
     "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.image",
 )
+#: Modules a program may rename by assignment (`jnp = jax.numpy`): read through the alias.
+ALIASED_MODULES: frozenset[str] = frozenset(ARRAY_MODULES) | {"jax", "numpy", "jax.tree", "jax.tree_util"}
 ARRAY_FUNCTIONS: frozenset[str] = frozenset({
     "jax.device_put", "jax.pure_callback", "jax.block_until_ready",
 })
