@@ -76,6 +76,8 @@ class KeyUse:
     qualname: str  # "jax.random.normal"
     function: Optional[FunctionInfo]
     order: int
+    # For a key rebuilt on each call of its function: the call that builds it (`PRNGKey(seed)`).
+    seed: Optional[cst.Call] = None
 
 
 @dataclass(eq=False)
