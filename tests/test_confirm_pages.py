@@ -37,7 +37,9 @@ TIMED = {("JAX601", 1, 16), ("JAX601", 1, 17)}
 CONFIRMED_FINE: dict = {
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
     ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
-    ("JAX502", 2, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
+    ("JAX502", 2, 16): "a literal seed written in the evaluation function: its draws repeat on every call "
+                       "by design, and the rule leaves such seeds out",
+    ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3

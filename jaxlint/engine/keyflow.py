@@ -34,6 +34,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.callees import argument_for, called_function
+from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
@@ -212,7 +213,7 @@ class _KeyFlow(Flow):
             sub = _string_index(use.key)
             if sub is None:
                 return None
-        params = func.all_params[1:] if func.is_method and not _static(func) else func.all_params
+        params = func.all_params[1:] if func.is_method and not _is_staticmethod(func) else func.all_params
         if use.base not in params or use.base in func.scope.globals \
                 or use.base in (func.vararg, func.kwarg):
             return None
@@ -232,7 +233,7 @@ class _KeyFlow(Flow):
         helper = called_function(model, call) if consumers else None
         if helper is None or helper not in consumers or _through_partial(model, call.func):
             return
-        shift = 1 if helper.is_method and not _static(helper) and (
+        shift = 1 if helper.is_method and not _is_staticmethod(helper) and (
             isinstance(_unwrapped(call.func), cst.Attribute) or helper.name == "__call__") else 0
         for param, sub, kind in consumers[helper]:
             arg = argument_for(call, helper, param, shift)
@@ -560,11 +561,6 @@ def _runs_nested(model: FileModel, func: FunctionInfo) -> bool:
                 and isinstance(model.parent(wrapper), cst.Call) and model.parent(wrapper).func is wrapper:
             return True
     return False
-
-
-def _static(func: FunctionInfo) -> bool:
-    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-               for d in getattr(func.node, "decorators", ()))
 
 
 def _unwrapped(func: cst.BaseExpression) -> cst.BaseExpression:
