@@ -50,7 +50,7 @@ def function_of_callable(model, expr: cst.BaseExpression, depth: int = 0) -> Opt
         klass = model.resolve_class(expr)
         if klass is not None:
             return None  # a constructor: `__init__` runs once per object, not a repeated call
-        returned = _returned_function(model, expr, depth)
+        returned = returned_function(model, expr, depth)
         if returned is not None:
             return returned
         klass = instance_class(model, expr, depth + 1)
@@ -148,9 +148,10 @@ def _from_call_sites(model, func: FunctionInfo, param: str, depth: int) -> Optio
     return _agreed(found)
 
 
-def _returned_function(model, name: cst.Name, depth: int) -> Optional[FunctionInfo]:
-    """`apply_fun` bound by `init_fun, apply_fun = Dropout(0.5)` (or `f = make(...)`),
-    where the factory of this file returns its own nested defs."""
+def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[FunctionInfo]:
+    """`apply_fun` bound by `init_fun, apply_fun = Dropout(0.5)` (or `f = make(...)`,
+    `ref = Nonbonded(1.2).to_reference()`), where the factory of this file (a function or
+    a method) returns its own nested defs."""
     bindings = model.scope_of(name).lookup(name.value)
     if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.ASSIGN:
         return None
@@ -158,7 +159,7 @@ def _returned_function(model, name: cst.Name, depth: int) -> Optional[FunctionIn
     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
             or not isinstance(assign.value, cst.Call):
         return None
-    factory = model.resolve_function(assign.value.func)
+    factory = function_of_callable(model, assign.value.func, depth + 1)
     if factory is None or factory.is_lambda:
         return None
     target = assign.targets[0].target

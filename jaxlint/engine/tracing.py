@@ -241,6 +241,10 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
                 continue
             return None
         info = model.resolve_function(expr)
+        if info is None and isinstance(expr, cst.Name):
+            from jaxlint.engine.callees import returned_function
+
+            info = returned_function(model, expr)  # `f = make_f(...)`: the factory's nested def
         if info is None:
             info = model.method_of_self(expr) or model.method_of_instance(expr)
             if info is not None:
