@@ -1020,6 +1020,11 @@ class _Evaluator(Flow):
         callee = model.resolve_function(node.func)
         shift = 0
         args = list(zip(node.args, arg_values))
+        if callee is None and isinstance(node.func, cst.Name):
+            # `lr_fn = make_schedule(...)` at module level: the factory's nested def runs.
+            from jaxlint.engine.callees import returned_function
+
+            callee = returned_function(model, node.func)
         if callee is None:
             klass = model.resolve_class(node.func)
             if klass is not None:

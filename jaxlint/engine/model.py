@@ -405,12 +405,19 @@ class FileModel:
         return q
 
     def resolve_function(self, node: cst.BaseExpression) -> Optional[FunctionInfo]:
-        """The function defined in this file that a Name refers to, if any."""
+        """The function defined in this file that a Name refers to, if any: a `def`, or a
+        lambda the name is bound to once."""
         if isinstance(node, cst.Lambda):
             return self._function_of_node.get(node)
         if not isinstance(node, cst.Name):
             return None
         bindings = self.scope_of(node).lookup(node.value)
+        if bindings and len(bindings) == 1 and bindings[0].kind == BindingKind.ASSIGN:
+            # `vv = lambda x, y: ...`, bound once: the lambda is the function.
+            assign = bindings[0].node
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 \
+                    and isinstance(assign.targets[0].target, cst.Name) and isinstance(assign.value, cst.Lambda):
+                return self._function_of_node.get(assign.value)
         if not bindings:
             return None
         if any(b.kind != BindingKind.DEF for b in bindings):
