@@ -38,6 +38,9 @@ CONFIRMED_FINE: dict = {
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
     ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
     ("JAX502", 2, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
+    ("JAX502", 3, 18): "the split makes the same keys each pass, but deterministic=True draws nothing from them",
+    ("JAX502", 4, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
+    ("JAX402", 7, 7): "one jit per test case (three cases): it compiles again per case, a cost bounded by the cases",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3
