@@ -173,6 +173,13 @@ def _inner_parts(node: ast.AST) -> list:
     return list(node.body)
 
 
+# Fields of Python's nodes that hold no node worth a visit (a Name's context, a string).
+_NOT_NODES = frozenset({"ctx", "id", "attr", "arg", "type_comment", "kind", "level", "module", "is_async",
+                        "conversion"})
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+AST = ast.AST
+
+
 def _scope(scope: Optional[ast.AST], body: list, every: set[str], facts: _Facts):
     """(names the code of `scope` may take from the module, names local to it), for
     `scope` (None: module level, where every name is the module's) whose own code is `body`.
@@ -229,7 +236,16 @@ def _scope(scope: Optional[ast.AST], body: list, every: set[str], facts: _Facts)
         elif t is ast.MatchMapping and node.rest:
             used.add(node.rest)
             bound.append(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
+        # ast.iter_child_nodes, for less: a large file's spans are a walk of its whole tree.
+        fields = _NODE_FIELDS.get(t)
+        if fields is None:
+            fields = _NODE_FIELDS[t] = tuple(f for f in t._fields if f not in _NOT_NODES)
+        for field in fields:
+            v = getattr(node, field, None)
+            if type(v) is list:
+                stack.extend([x for x in v if isinstance(x, AST)])
+            elif isinstance(v, AST):
+                stack.append(v)
     facts.declared |= declared
     every |= used
     every.update(bound)
@@ -283,6 +299,39 @@ def _spans(body: list[ast.stmt], lines: list[str], base: int, end: int) -> Optio
     starts = [base] + [g[0] for g in groups[1:]]
     ends = starts[1:] + [end]
     return [_Span(e - s, "".join(lines[s:e]), g[2]) for g, s, e in zip(groups, starts, ends)]
+
+
+def link_groups(spans: list[_Span]) -> list[int]:
+    """For each span, the first span of its group: the spans linked to one another (as the
+    module's docstring defines links), directly or through others. Nothing passes between
+    two groups, so the findings of a group's spans, analysed in a module of the group and
+    the context spans, are those of the whole module (`jaxlint.parallel` analyses a large
+    file in two halves of its groups)."""
+    index = Document()
+    for span in spans:
+        index._index(span)
+    first = list(range(len(spans)))
+    number = {id(span): i for i, span in enumerate(spans)}
+
+    def root(i: int) -> int:
+        while first[i] != i:
+            first[i] = first[first[i]]
+            i = first[i]
+        return i
+
+    for name, every in index._every.items():
+        if index._rebound(name):
+            linked = every
+        elif index._definers.get(name):
+            linked = index._mentions.get(name, ())
+        else:  # bound only by imports, or not at module level: passes nothing on
+            continue
+        if len(linked) > 1:
+            roots = [root(number[id(sp)]) for sp in linked]
+            low = min(roots)
+            for i in roots:
+                first[i] = low
+    return [root(i) for i in range(len(spans))]
 
 
 class Document:

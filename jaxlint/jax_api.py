@@ -146,6 +146,8 @@ BODY_CALLS: dict[str, BodyCall] = {
 ARRAY_MODULES: tuple[str, ...] = (
     "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.image",
 )
+#: Modules a program may rename by assignment (`jnp = jax.numpy`): read through the alias.
+ALIASED_MODULES: frozenset[str] = frozenset(ARRAY_MODULES) | {"jax", "numpy", "jax.tree", "jax.tree_util"}
 ARRAY_FUNCTIONS: frozenset[str] = frozenset({
     "jax.device_put", "jax.pure_callback", "jax.block_until_ready",
 })
@@ -880,6 +882,17 @@ NUMPY_SAME_SHAPE: frozenset[str] = frozenset({
 })
 #: NumPy constructors whose positional arguments are the dimensions (`randn(10, 4)`).
 NUMPY_DIMS_CONSTRUCTORS: frozenset[str] = frozenset({"numpy.random.randn", "numpy.random.rand"})
+#: Calls whose result has their first argument's shape (a NumPy array's included):
+#: `jax.device_put(np.arange(10))` is a JAX array of shape (10,).
+SHAPE_KEEPING_CALLS: frozenset[str] = frozenset({
+    "jax.device_put", "jax.numpy.asarray", "jax.numpy.array", "jax.lax.stop_gradient",
+})
+#: Transforms applied where a function is called that pass its arguments through with
+#: their shapes (not vmap / pmap, which take an axis off).
+SHAPE_PRESERVING_TRANSFORMS: frozenset[str] = frozenset({
+    "jax.jit", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat", "jax.jacrev",
+    "jax.jacfwd", "jax.hessian",
+})
 #: `jnp.linspace(start, stop)` makes this many points when `num` is not given.
 LINSPACE_DEFAULT_NUM = 50
 #: `jnp.array` / `jnp.asarray` of a list display: one row per element, so axis 0 has
@@ -893,6 +906,11 @@ LIST_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.numpy.array", "jax.num
 #: The modes: "clip", "fill" (with `fill_value=`), "drop", "promise_in_bounds";
 #: jnp.take also "wrap" ("raise" is NotImplementedError).
 TAKE_FUNCTIONS: frozenset[str] = frozenset({"jax.numpy.take"})
+#: Index arrays written as literals: `x[jnp.array([4])]` gathers row 4 (a list index is a
+#: TypeError in JAX, so the report's `x[[13]]` is written this way now).
+INDEX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset({
+    "jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray",
+})
 
 
 # Python sequences given to jax.numpy (JAX208) --------------------------------------

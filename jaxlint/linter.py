@@ -99,6 +99,10 @@ def _lint_text(text: str, path: str, settings: Settings,
                pieces: Optional[PieceCache] = None) -> FileResult:
     if not needs_analysis(text, settings):
         return FileResult(path)
+    if pieces is None:
+        from jaxlint.parallel import analyse_on_two_cores
+
+        return analyse_on_two_cores(text, path, settings, codes, apply_noqa)
     return analyse_text(text, path, settings, codes, apply_noqa, pieces)
 
 
@@ -109,13 +113,14 @@ def needs_analysis(text: str, settings: Settings) -> bool:
 
 def analyse_text(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
                  apply_noqa: bool = True, pieces: Optional[PieceCache] = None,
-                 document_line=None, on_model=None) -> FileResult:
+                 document_line=None, on_model=None, vetted=None) -> FileResult:
     """Parse, model and rules on `text`, with no pre-filter, in this process (the caller
     disables the cyclic collector, as `_lint_text_here` does). `document_line` maps the
     lines of `text` to those of the document it was cut from, for the lines messages name;
-    `on_model` is called with the model once the rules ran."""
+    `on_model` is called with the model once the rules ran; `vetted`: `source.vet`'s
+    answer for `text`, when the caller has it."""
     result = FileResult(path)
-    module, tree = parse_source_and_tree(text, path, pieces)
+    module, tree = parse_source_and_tree(text, path, pieces, vetted)
     if isinstance(module, Diagnostic):
         result.diagnostics.append(module)
         return result

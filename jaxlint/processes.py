@@ -359,13 +359,21 @@ class Helper:
     """`fn(*args)` started in a forked child while this process works on; `result()` is its
     (picklable) return value, or None when the child failed in any way, and the caller
     then does the work itself. For splitting one file's work over two cores, not for
-    isolation: the child is killed if this process is interrupted, or dies."""
+    isolation: the child is killed if this process is interrupted, or dies. One at a time:
+    `Helper.busy()` while one runs, and in the helper itself."""
+
+    _running = 0  # helpers started by this process and not done; in a helper, 1 for good
+
+    @classmethod
+    def busy(cls) -> bool:
+        return cls._running > 0
 
     def __init__(self, fn: Callable[..., Any], *args: Any):
         parent = os.getpid()
         self._read, write_end = os.pipe()
         held = _hold_signals()  # released by the child in become_disposable, by the parent below
         self.pid = os.fork()
+        Helper._running += 1  # in the child too: it starts no helper of its own
         if self.pid == 0:  # pragma: no cover - runs in the child; result() is what tests check
             try:
                 gc.disable()
@@ -401,6 +409,7 @@ class Helper:
             return
         os.close(self._read)
         self._read = -1
+        Helper._running -= 1
         if kill:
             try:
                 os.kill(self.pid, signal.SIGKILL)

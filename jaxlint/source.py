@@ -132,12 +132,34 @@ def parse_source(text: str, path: str) -> Union["cst.Module", Diagnostic]:
     return parse_source_and_tree(text, path)[0]
 
 
-def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] = None):
+def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] = None,
+                          vetted: Optional[tuple[str, ast.Module]] = None):
     """(libcst Module or Diagnostic, Python's `ast.Module` of the vetting, or None).
 
-    Parse with libcst, after Python's own parser has vetted the input. With
-    `pieces` (the language server's), each top-level statement is parsed on its
-    own and kept there, so the next parse re-parses only the statements that changed.
+    Parse with libcst, after Python's own parser has vetted the input (`vet`; `vetted`:
+    what it returned, when the caller has it already). With `pieces` (the language
+    server's), each top-level statement is parsed on its own and kept there, so the
+    next parse re-parses only the statements that changed.
+    """
+    if vetted is None:
+        vetted = vet(text, path)
+        if not isinstance(vetted, tuple):
+            return vetted, None
+    text, tree = vetted
+    if pieces is not None:
+        module = _parse_in_pieces(text, tree, 1, pieces.parse_all)
+        if module is not None:
+            return module, tree
+    elif text.count("\n") > CHUNKED_PARSE_LINES:
+        module = _parse_chunked(text, tree)
+        if module is not None:
+            return module, tree
+    return _parse_libcst(text, path, None), tree
+
+
+def vet(text: str, path: str) -> Union[tuple[str, ast.Module], "cst.Module", Diagnostic]:
+    """(the text libcst is to parse, Python's `ast.Module` of it); else what the parse
+    of `text` comes to without libcst's parse of it (a Diagnostic, mostly).
 
     Python's parser rejects in milliseconds the deeply nested input that makes
     libcst crash the interpreter or take seconds, and its syntax errors are the
@@ -149,33 +171,23 @@ def parse_source_and_tree(text: str, path: str, pieces: Optional["PieceCache"] =
         # Large literal tables never reach a parser: placeholders of the same lines stand in.
         aside = set_aside(text)
         if aside is not None:
-            text, tree = aside
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text, filename=path)
+            return aside
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return text, ast.parse(text, filename=path)
     except SyntaxError as exc:
         msg = exc.msg
         python_error = Diagnostic(path, f"SyntaxError: {msg}", line=exc.lineno, col=exc.offset, code="E999")
         if any(word in msg for word in _TOO_DEEP):
-            return python_error, None
+            return python_error
         # Newer syntax than this interpreter's (PEP 695 `type X = ...` on 3.11):
         # libcst's grammar decides. Its own syntax error is reported as Python's.
-        return _parse_libcst(text, path, python_error), None
+        return _parse_libcst(text, path, python_error)
     except (RecursionError, MemoryError):
         _raise_if_out_of_memory()
-        return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999"), None
+        return Diagnostic(path, "expression too deeply nested to analyse; skipped", code="E999")
     except ValueError as exc:
-        return Diagnostic(path, f"cannot parse file: {exc}", code="E999"), None
-    if pieces is not None:
-        module = _parse_in_pieces(text, tree, 1, pieces.parse_all)
-        if module is not None:
-            return module, tree
-    elif text.count("\n") > CHUNKED_PARSE_LINES:
-        module = _parse_chunked(text, tree)
-        if module is not None:
-            return module, tree
-    return _parse_libcst(text, path, None), tree
+        return Diagnostic(path, f"cannot parse file: {exc}", code="E999")
 
 
 #: Files longer than this are parsed in pieces of about this many lines, split at
@@ -198,9 +210,11 @@ def _parse_each(texts: list[str]) -> list:
 
 def _use_helper(pieces: int) -> bool:
     # Not from a process with other threads (JAX's are native, so not where jax is loaded):
-    # a forked child could inherit a held lock.
+    # a forked child could inherit a held lock. Not beside another helper, nor in one.
+    from jaxlint.processes import Helper
+
     return (pieces > 1 and hasattr(os, "fork") and threading.active_count() == 1
-            and "jax" not in sys.modules and _core_to_spare())
+            and "jax" not in sys.modules and not Helper.busy() and _core_to_spare())
 
 
 #: The share of the pieces a helper process parses: it also pickles its trees, which
@@ -322,7 +336,9 @@ def _parse_in_pieces(text: str, tree: ast.Module, min_lines: int, parse_all):
     prev_end = 0
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
-        if first >= prev_end and first - cuts[-1] >= min_lines:
+        # Not before the first statement: a piece of blank lines (the other half's, in
+        # jaxlint.parallel) or comments only is no module of statements.
+        if first >= prev_end and first - cuts[-1] >= min_lines and prev_end:
             cuts.append(first)
         prev_end = node.end_lineno or first + 1
     if len(cuts) == 1:

@@ -81,11 +81,11 @@ CASES_BY_NAME = {
     "jitted-same-key": (lambda: made("jitted_draws.py", "REAL same key", "kernel", "JAX501",
                                      "prng", previous_line=line_of(CASES / "jitted_draws.py",
                                                                    "# first draw")),
-                        "confirmed", "the program's call at line"),
+                        "confirmed", "drawn at import"),  # as the jitted calls ran, not replayed
     "jitted-split-keys": (lambda: made("jitted_draws.py", "DECOY split", "split_kernel", "JAX501",
                                        "prng", previous_line=line_of(CASES / "jitted_draws.py",
                                                                      "split first draw")),
-                          "not reproduced", "the program's call at line"),
+                          "not reproduced", "(at import)"),
     # timeit of a jitted call: the timed lambda's own result, still computing when it returned
     # and timeit read the clock (the lambda frame is read, never waited on: that would move
     # the clock).

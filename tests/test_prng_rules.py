@@ -253,11 +253,15 @@ def _not_reported_blocks(code):
 @pytest.mark.parametrize("code", ["JAX501", "JAX502", "JAX503"])
 def test_page_examples_are_key_reuse_for_jax_itself(code):
     """JAX's own key-reuse checker rejects every bad example and accepts every good one,
-    except those the page says are reuse whose numbers never meet."""
+    except those the page says are reuse whose numbers never meet, and a key rebuilt
+    from one seed on each call (a new key object: the block asserts the repeat itself)."""
     jax = pytest.importorskip("jax")
     from jax.errors import KeyReuseError
 
     for block in _blocks(code, "Example"):
+        if "new key from the same seed" in block:
+            exec(compile(block, f"{code}:example", "exec"), {"__name__": "prng_example"})
+            continue  # its own assert shows the repeat, which JAX's checker cannot see
         with jax.debug_key_reuse(True), pytest.raises(KeyReuseError):
             exec(compile(block, f"{code}:example", "exec"), {"__name__": "prng_example"})
     unmet = _not_reported_blocks(code)
@@ -459,3 +463,30 @@ def test_one_random_map_for_two_arrays_but_not_the_same_noise(lint):
         w = init((3, 3), key) @ init((3, 4), key)
     """
     assert findings(lint, code) == [(19, "JAX501"), (20, "JAX501")]
+
+
+def test_a_stored_key_reached_through_a_transform_at_the_call_and_a_parameter(lint):
+    """`jax.jit(model.__call__)(x)` in a loop, `model` a parameter whose one call site passes
+    a `DropoutMLP(...)`: its `__call__` draws from a key only `__init__` sets. A new object
+    per iteration holds a new key."""
+    code = """
+        import jax
+        import jax.numpy as jnp
+        class DropoutMLP:
+            def __init__(self, key):
+                wkey, self.dropout_key = jax.random.split(key)
+                self.weight = jax.random.normal(wkey, (4, 2))
+            def __call__(self, x):
+                keep = jax.random.bernoulli(self.dropout_key, 0.5, x.shape)
+                return jnp.where(keep, x / 0.5, 0.0) @ self.weight
+        def train(model, xs):
+            for x in xs:
+                print(jax.jit(model.__call__)(x))
+        def fresh(key, xs):
+            for x in xs:
+                key, sub = jax.random.split(key)
+                print(jax.jit(DropoutMLP(sub).__call__)(x))
+        train(DropoutMLP(jax.random.PRNGKey(0)), [jnp.ones(4)] * 3)
+        fresh(jax.random.PRNGKey(1), [jnp.ones(4)] * 3)
+    """
+    assert findings(lint, code) == [(9, "JAX502")]

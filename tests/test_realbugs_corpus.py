@@ -7,6 +7,7 @@ only jaxlint runs, on two cases.
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,40 @@ def test_recall_script_runs_on_two_cases():
     assert "| family | found | total | recall |" in result.stdout
     total = [line for line in result.stdout.splitlines() if line.startswith("| all |")]
     assert total and total[0].split("|")[3].strip() == "2"
+
+
+RESERVED = Path(os.environ.get(
+    "JAXLINT_RESERVED_SOURCES", ROOT.parent / "shared" / "reserved-sources.txt"))
+
+
+def _reserved_sources() -> tuple[set[str], set[str]]:
+    repos, urls = set(), set()
+    for line in RESERVED.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        (urls if "://" in line else repos).add(line.lower())
+    return repos, urls
+
+
+def _github_repo(url: str) -> str | None:
+    parts = url.split("github.com/", 1)
+    if len(parts) < 2:
+        return None
+    owner_name = parts[1].split("/")[:2]
+    return "/".join(owner_name).lower() if len(owner_name) == 2 else None
+
+
+@pytest.mark.skipif(not RESERVED.exists(), reason="no reserved-sources list beside this checkout")
+def test_no_case_or_ledger_repo_comes_from_a_reserved_source():
+    """Held-out evaluations keep these sources; a reserved repository includes its tracker."""
+    repos, urls = _reserved_sources()
+    leaked = [
+        case.name
+        for case in CASES
+        if case.source.lower() in urls or _github_repo(case.source) in repos
+    ]
+    ledger = ROOT / "benchmarks" / "realworld" / "repos.tsv"
+    rows = [line.split("\t") for line in ledger.read_text(encoding="utf-8").splitlines()[1:]]
+    leaked += [row[1] for row in rows if len(row) > 1 and row[1].lower() in repos]
+    assert leaked == []

@@ -88,6 +88,8 @@ def _file_plans(path: str, findings, text: Optional[str]) -> dict[int, dict[str,
         return {}
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     planner = _Planner(model, positions)
+    if path.endswith(".ipynb"):
+        planner._main = []  # a kernel runs its cells as `__main__`: those blocks ran already
     return {i: planner.plan(f) for i, f in enumerate(findings)}
 
 
@@ -364,7 +366,8 @@ def _how_traced(info: FunctionInfo) -> dict[str, Any]:
     """How the program traces the function, so that confirm traces it the same way:
     `abstract` (some transform makes abstract tracers: jit, vmap, scan...), `traced` (the
     parameters those transforms trace; an unmapped vmap argument is not among them), and
-    `differentiates` (grad / jvp: concrete values under JVP tracers, never abstract ones)."""
+    `differentiates` (grad / jvp: concrete values under JVP tracers, never abstract ones),
+    `cached` (one of them keeps a trace cache, as jit does; vmap alone does not)."""
     abstract = [c for c in info.contexts.values() if c.abstract]
     if not abstract:
         return {"abstract": False, "traced": None,
@@ -373,8 +376,10 @@ def _how_traced(info: FunctionInfo) -> dict[str, Any]:
     for c in abstract:
         traced |= set(c.traced_params) if c.traced_params is not None else \
             {p for p in info.all_params if p not in c.static}
+    # vmap alone keeps no trace cache: the function is traced again on every call.
     return {"abstract": True, "traced": sorted(traced),
-            "differentiates": any(c.differentiates for c in abstract)}
+            "differentiates": any(c.differentiates for c in abstract),
+            "cached": any(c.cached for c in abstract)}
 
 
 def _names(expr: cst.CSTNode) -> set[str]:

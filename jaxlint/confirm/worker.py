@@ -90,34 +90,58 @@ _SAMPLERS = ("normal", "uniform", "randint", "bernoulli", "choice", "permutation
 
 
 def _patch_random(state: State, jax) -> None:
-    """Record each draw with a concrete key: caller line in the target file, key bits, value."""
+    """Record each draw the program makes: the lines of the target file on the stack
+    (innermost first: a draw inside a helper the flagged line calls belongs to that line too),
+    the key's bits and the first numbers drawn. A draw under a transform has a traced key: a
+    `jax.debug.callback` records it when the program's own compiled call runs, so the draws
+    of the program's jitted calls are observed, never replayed."""
     import numpy as np
+
+    def lines_in_target(target):
+        frame, lines = sys._getframe(2), []
+        while frame is not None:
+            if os.path.realpath(frame.f_code.co_filename) == target:
+                lines.append(frame.f_lineno)
+            frame = frame.f_back
+        return lines
+
+    def as_data(x):
+        if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+            return jax.random.key_data(x)  # split / fold_in return keys
+        return x
+
+    def numbers(x):
+        return [round(v, 4) if isinstance(v, float) else v
+                for v in np.asarray(x).ravel()[:_HEAD].tolist()]
+
+    def record(name, lines, bits, head, order):
+        head, order = numbers(head), numbers(order)
+        state["draws"].append({"fn": name, "line": lines[0], "lines": lines,
+                               "key": str(numbers(bits)), "value": str(head[:3]), "head": head,
+                               "order": order})
 
     def wrap(name, fn):
         def draw(key, *args, **kwargs):
             out = fn(key, *args, **kwargs)
             target = state.get("path")
-            if target is None or isinstance(key, jax.core.Tracer):
+            if target is None:
                 return out
-            frame = sys._getframe(1)
-            while frame is not None and os.path.realpath(frame.f_code.co_filename) != target:
-                frame = frame.f_back
-            if frame is None:
+            lines = lines_in_target(target)
+            if not lines:
                 return out
             try:
-                data = key
-                if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-                    data = jax.random.key_data(key)
-                bits = np.asarray(data).ravel().tolist()
-                first = jax.tree_util.tree_leaves(out)[0]
-                if jax.dtypes.issubdtype(first.dtype, jax.dtypes.prng_key):
-                    first = jax.random.key_data(first)  # split / fold_in return keys
-                value = np.asarray(first).ravel()[:3].tolist()
-            except Exception:  # noqa: BLE001 - a tracer or an odd key: skip
-                return out
-            state["draws"].append({"fn": name, "line": frame.f_lineno, "key": str(bits),
-                                   "value": str([round(v, 4) if isinstance(v, float) else v
-                                                 for v in value])})
+                bits = as_data(key)
+                head = as_data(jax.tree_util.tree_leaves(out)[0]).ravel()[:_HEAD]
+                order = _order(fn, key, args, kwargs) if name == "permutation" else None
+                order = head if order is None else order[:_HEAD]
+                if not any(isinstance(x, jax.core.Tracer) for x in (bits, head, order)):
+                    record(name, lines, bits, head, order)
+                elif state.get("traced_draws"):
+                    # Runs when the program's compiled computation runs, with its values.
+                    jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o),
+                                       bits, head, order)
+            except Exception:  # noqa: BLE001 - an odd key or a transform without callbacks
+                pass
             return out
 
         draw.__wrapped__ = fn
@@ -128,6 +152,24 @@ def _patch_random(state: State, jax) -> None:
         fn = getattr(jax.random, name, None)
         if fn is not None:
             setattr(jax.random, name, wrap(name, fn))
+
+
+def _order(permutation, key, args, kwargs):
+    """The order a permutation of an array applied: it depends on the key and the length
+    only (`permutation(key, n)`), so two permutations of different data with one key are
+    seen to be the same shuffle. None for an independent (per-row) shuffle."""
+    import numpy as np
+
+    names = ("x", "axis", "independent")
+    given = {**dict(zip(names, args)), **kwargs}
+    x, axis = given.get("x"), given.get("axis", 0)
+    if given.get("independent") and np.ndim(x) > 1:
+        return None
+    n = x if np.ndim(x) == 0 else np.shape(x)[axis]
+    return permutation(key, n)
+
+
+_HEAD = 8  # numbers kept per draw: enough to see that two draws' numbers are the same
 
 
 def _import(job: dict, index: int, code: types.CodeType, cell_errors: list, timeout: float):
@@ -147,7 +189,11 @@ def _import(job: dict, index: int, code: types.CodeType, cell_errors: list, time
         exec(code, module.__dict__)
         return module
     # A notebook: each cell on its own, in order. As in a kernel, a cell that raises does not
-    # stop the next one; its error is kept (it may be the evidence for a finding in it).
+    # stop the next one; its error is kept (it may be the evidence for a finding in it). A
+    # kernel runs the cells as `__main__` (IPython's user module), so `if __name__ ==
+    # "__main__":` cells run there.
+    module.__name__ = "__main__"
+    sys.modules["__main__"] = module
     lines = job["source"].splitlines()
     seen = module.__dict__.setdefault("__jaxlint_defined__", [])
     # The import's own alarm is off for a notebook: each cell gets its own, so a slow cell
@@ -209,6 +255,9 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
 
     path = os.path.realpath(job["path"])
     findings = job["findings"]
+    # Draws under jit are recorded by a callback the program's computation runs: only where a
+    # key-reuse finding needs them.
+    state["traced_draws"] = any(str(f.get("code")).startswith("JAX50") for f in findings)
     state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
                  budget=state["budget_total"] * 5)
     try:
@@ -263,6 +312,11 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     if jitted is not None:
         jitted.imported = len(jitted.made)  # what the program's own import made
     state["import_watch"] = watch
+    if state["traced_draws"]:
+        try:
+            jax.effects_barrier()  # the callbacks of draws still computing
+        except Exception:  # noqa: BLE001 - a computation of the program failed; its error showed
+            pass
     state["import_draws"] = list(state["draws"])
     state["import_error"] = import_error
     out = []

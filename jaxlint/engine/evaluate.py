@@ -198,6 +198,8 @@ class _Evaluator(Flow):
                 seen[p] = v if p not in seen else _join_traces(seen[p], v)
         for p in params:
             env[p] = self.from_sites(info, p, seen.get(p, UNKNOWN))
+            if not info.traced and p != self_name:
+                env[p] = self.object_from_sites(info, p, env[p])
         if not info.traced:
             for p, ann in info.annotations.items():
                 if is_array_annotation(self.model, ann):
@@ -235,6 +237,22 @@ class _Evaluator(Flow):
                 return make(Kind.UNKNOWN, Shape.OBJECT, cls=cls)
         return v
 
+    def object_from_sites(self, info: FunctionInfo, p: str, v: Value) -> Value:
+        """A parameter of a function run outside any trace that every call in this file
+        passes an object of the same class of this file: `run_trials(agent, ...)` with
+        `agent = Learner()`, so that `agent.update(...)` reaches `Learner.update`."""
+        if v != UNKNOWN or not info.sites:
+            return v
+        classes = set()
+        for values in info.sites.values():
+            given = dict(values).get(p)
+            if given is None or given.shape is not Shape.OBJECT or given.cls is None:
+                return v
+            classes.add(given.cls)
+        if len(classes) != 1:
+            return v
+        return make(Kind.UNKNOWN, Shape.OBJECT, cls=classes.pop())
+
     def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
         """Remember what this file passes to a traced function it calls from outside a trace:
         `f(xs, i)`, also through a transform applied where it is called
@@ -252,8 +270,10 @@ class _Evaluator(Flow):
             found = resolve_callable(model, target, []) if isinstance(target, cst.Call) else None
             if found is not None and found[1]:
                 callee, _, shift, _ = found
-        if callee is None or not callee.traced or callee is self.func:
+        if callee is None or callee is self.func:
             return
+        if not callee.traced and not any(v.shape is Shape.OBJECT and v.cls is not None for v in arg_values):
+            return  # an untraced function keeps only the objects it is handed (`run(agent, ...)`)
         bound = _bind_arguments(callee, node, arg_values, shift)
         if bound is None:
             return
@@ -1000,6 +1020,11 @@ class _Evaluator(Flow):
         callee = model.resolve_function(node.func)
         shift = 0
         args = list(zip(node.args, arg_values))
+        if callee is None and isinstance(node.func, cst.Name):
+            # `lr_fn = make_schedule(...)` at module level: the factory's nested def runs.
+            from jaxlint.engine.callees import returned_function
+
+            callee = returned_function(model, node.func)
         if callee is None:
             klass = model.resolve_class(node.func)
             if klass is not None:

@@ -17,7 +17,8 @@ container). Draws from one fixed key in separate notebook cells whose results ar
 never combined are separate demos, and a draw whose numbers are read only for their
 shape is never used; neither makes correlated numbers meet. `_Meetings` follows the
 values, per body, with the same walker. A comment at the second use that says the
-repeat is meant (`# same key: identical init`) silences it too.
+repeat is meant (`# same key: identical init`) silences a repeat of the same draw (the same
+call with the same arguments) too; two different draws from one key stay reported.
 
 The result is computed once per file and shared by the three rules.
 """
@@ -32,6 +33,8 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.callees import argument_for, called_function
+from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
@@ -77,6 +80,8 @@ class KeyUse:
     qualname: str  # "jax.random.normal"
     function: Optional[FunctionInfo]
     order: int
+    # For a key rebuilt on each call of its function: the call that builds it (`PRNGKey(seed)`).
+    seed: Optional[cst.Call] = None
 
 
 @dataclass(eq=False)
@@ -157,10 +162,11 @@ class _KeyFlow(Flow):
         model = self.model
         for scope in [model.module_scope] + [f.scope for f in model.functions]:
             self.shared_names |= scope.globals | scope.nonlocals
-        # Helpers of this file that draw from (or split) a key parameter consume
-        # the key passed to them: `sample(key)` twice repeats the numbers. Found
-        # to a fixpoint, so a helper calling a helper counts too.
-        consumers: dict[FunctionInfo, tuple[int, str]] = {}
+        # Functions of this file that draw from (or split) a key parameter consume the key
+        # passed to them: `sample(key)` twice repeats the numbers, and so does
+        # `model.init(rng, rng)` when both parameters reach a draw. Found to a fixpoint,
+        # so a helper calling a helper counts too.
+        consumers: dict[FunctionInfo, tuple] = {}
         calls = list(model.nodes(cst.Call))
         for _ in range(4):
             self.uses_at = {}
@@ -173,41 +179,73 @@ class _KeyFlow(Flow):
             consumers = found
 
     def _consuming_helpers(self) -> dict:
-        """Functions whose positional parameter reaches a draw or split unchanged."""
+        """Functions -> the (parameter, dict key or None, event) of each parameter that
+        reaches a draw or split unchanged: `key`, or `rngs["dropout"]` of a parameter
+        `rngs`. A nested function its maker runs (`jax.grad(loss_fn)(params)`) uses the
+        maker's keys it closes over as the maker's own."""
         out: dict = {}
         for uses in [*self.uses_at.values(), self.applied_lambda_uses]:
             for use in uses:
-                func = use.function
-                if func is None or func.is_lambda or use.key != use.base or func in out:
+                func = self._owner(use)
+                if func is None:
                     continue
-                if use.base not in func.positional or use.base in func.scope.globals:
-                    continue
-                bindings = func.scope.bindings.get(use.base, [])
-                if any(b.kind != "param" for b in bindings):
-                    continue  # rebound in the helper: it may split first
-                out[func] = (func.positional.index(use.base) - (1 if func.is_method else 0), use.kind)
+                entry = self._parameter_entry(func, use)
+                if entry is not None and entry not in out.get(func, ()):
+                    out[func] = out.get(func, ()) + (entry,)
         return out
+
+    def _owner(self, use: KeyUse) -> Optional[FunctionInfo]:
+        """The function whose parameter `use`'s key is: its own, or that of the function
+        that runs the nested def drawing from a key it closes over."""
+        func = use.function
+        for _ in range(4):
+            if func is None or func.is_lambda:
+                return None
+            if use.base in func.scope.bindings or func.enclosing is None:
+                return func
+            if not _runs_nested(self.model, func):
+                return None
+            func = func.enclosing
+        return None
+
+    def _parameter_entry(self, func: FunctionInfo, use: KeyUse) -> Optional[tuple]:
+        sub = None
+        if use.key != use.base:
+            sub = _string_index(use.key)
+            if sub is None:
+                return None
+        params = func.all_params[1:] if func.is_method and not _is_staticmethod(func) else func.all_params
+        if use.base not in params or use.base in func.scope.globals \
+                or use.base in (func.vararg, func.kwarg):
+            return None
+        if any(b.kind != "param" for b in func.scope.bindings.get(use.base, [])):
+            return None  # rebound in the helper: it may split first
+        return use.base, sub, use.kind
 
     def _collect_call(self, call: cst.Call, consumers: dict) -> None:
         model = self.model
         q = model.qualname(call.func)
-        if q in RANDOM_SAMPLERS:
-            kind = KeyEvent.SAMPLE
+        if q in RANDOM_SAMPLERS or q in RANDOM_SPLITTERS:
+            kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
             arg = _key_argument(call)
-        elif q in RANDOM_SPLITTERS:
-            kind = KeyEvent.SPLIT
-            arg = _key_argument(call)
-        else:
-            helper = model.resolve_function(call.func)
-            if helper is None or helper not in consumers:
-                return
-            index, kind = consumers[helper]
-            pos = [a.value for a in call.args if a.keyword is None and not a.star]
-            if any(a.star for a in call.args) or index >= len(pos) or index < 0:
-                return
-            arg = pos[index]
-            q = helper.name
-        key = _key_expr(arg) if arg is not None else None
+            if arg is not None:
+                self._add_use(call, arg, kind, q)
+            return
+        helper = called_function(model, call) if consumers else None
+        if helper is None or helper not in consumers or _through_partial(model, call.func):
+            return
+        shift = 1 if helper.is_method and not _is_staticmethod(helper) and (
+            isinstance(_unwrapped(call.func), cst.Attribute) or helper.name == "__call__") else 0
+        for param, sub, kind in consumers[helper]:
+            arg = argument_for(call, helper, param, shift)
+            if sub is not None:
+                arg = _dict_entry(arg, sub)
+            if arg is not None:
+                self._add_use(call, arg, kind, helper.name)
+
+    def _add_use(self, call: cst.Call, arg: cst.BaseExpression, kind: KeyEvent, q: str) -> None:
+        model = self.model
+        key = _key_expr(arg)
         if key is None or key[1] in self.shared_names:
             return
         # Per leaf, only a direct draw of numbers: a permutation (or a helper) may share its
@@ -352,13 +390,16 @@ class _KeyFlow(Flow):
         """The latest earlier consumer whose numbers meet `use`'s: then the code treats
         as independent what is not. None when they never meet, or a comment says the
         repeat is meant."""
-        if _says_deliberate(self.model, use):
+        if _stand_in(self.model, use):
             return None
+        deliberate = _says_deliberate(self.model, use)
         if any(_recomputes(self.model, previous, use) for previous in earlier):
             return None  # the value the name already held: it meets nothing the first did not
         meetings = [{_consumer(e) for e in met} for met in self._meetings_of(use.function)]
         for previous in reversed(earlier):
             if _aligned_pair(self.model, previous, use):
+                continue
+            if deliberate and _same_draw(self.model, previous, use):
                 continue
             if any(previous in met and use in met for met in meetings):
                 return previous
@@ -525,6 +566,60 @@ def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
                 isinstance(n, cst.Name) and n.value in index for n in walk(other)):
             return True
     return False
+
+
+def _runs_nested(model: FileModel, func: FunctionInfo) -> bool:
+    """A nested def its enclosing function calls, directly or through a transform applied
+    where it is called (`jax.value_and_grad(loss_fn, has_aux=True)(params)`)."""
+    if isinstance(func.node, cst.Lambda) or func.enclosing is None:
+        return False
+    for call in model.calls_named(func.name):
+        if model.function_of(call) is func.enclosing and model.resolve_function(call.func) is func:
+            return True
+    for name in model.nodes(cst.Name):
+        if name.value != func.name or model.function_of(name) is not func.enclosing:
+            continue
+        arg = model.parent(name)
+        wrapper = model.parent(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(wrapper, cst.Call) and wrapper.args and wrapper.args[0] is arg \
+                and isinstance(model.parent(wrapper), cst.Call) and model.parent(wrapper).func is wrapper:
+            return True
+    return False
+
+
+def _unwrapped(func: cst.BaseExpression) -> cst.BaseExpression:
+    """`model.apply` in `jax.jit(model.apply)`: the callable a transform applied at the call wraps."""
+    for _ in range(4):
+        if isinstance(func, cst.Call) and func.args and func.args[0].keyword is None:
+            func = func.args[0].value
+            continue
+        break
+    return func
+
+
+def _through_partial(model: FileModel, func: cst.BaseExpression) -> bool:
+    while isinstance(func, cst.Call):
+        if model.qualname(func.func) == "functools.partial":
+            return True
+        func = func.args[0].value if func.args else None
+    return False
+
+
+def _string_index(key: str) -> Optional[str]:
+    """"dropout" for the key expression `rngs["dropout"]` (or `rngs['dropout']`)."""
+    m = re.fullmatch(r"\w+\[(['\"])(\w+)\1\]", key)
+    return m.group(2) if m else None
+
+
+def _dict_entry(arg: Optional[cst.BaseExpression], sub: str) -> Optional[cst.BaseExpression]:
+    """The value a dict display passes under the key `sub`: `key` in `{"dropout": key}`."""
+    if not isinstance(arg, cst.Dict):
+        return None
+    for el in arg.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) \
+                and el.key.evaluated_value == sub:
+            return el.value
+    return None
 
 
 def _applied_at_once(model: FileModel, lam: cst.CSTNode) -> bool:
@@ -871,6 +966,18 @@ def _applied_to(model: FileModel, call: cst.Call, index: int) -> bool:
     return data
 
 
+def _same_draw(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """The same call written again with the same arguments (`init(key)` twice, one
+    environment reset like the other): identical numbers, which a comment can mean. Two
+    different draws from one key (a `normal` for weights and a `bernoulli` for dropout,
+    shapes (2,) and ()) give correlated numbers that no comment makes independent."""
+    if previous.call is use.call or previous.qualname != use.qualname:
+        return False
+    code = model.module.code_for_node
+    a, b = previous.call.args, use.call.args
+    return len(a) == len(b) and all(code(x) == code(y) for x, y in zip(a, b))
+
+
 def _checked_parts(small: cst.CSTNode) -> Optional[list]:
     """The operands of a check, or None: `assert a == b` and `assert close(a, b)` give
     [a, b]; so does a test call `np.testing.assert_allclose(a, b)` / `self.assertEqual(a, b)`."""
@@ -930,14 +1037,16 @@ def _says_deliberate(model: FileModel, use: KeyUse) -> bool:
     or on the statement that made the key (`# correlated crop between views`); or the
     draw is in a function named as a maker of fake data ("dummy data" is often real
     synthetic data a tutorial trains on)."""
-    if _comment_says(model, use.call, _DELIBERATE, inside=True):
-        return True
-    function = model.function_of(use.call)
-    if function is not None and _STAND_IN.search(function.name):
+    if _comment_says(model, use.call, _DELIBERATE, inside=True) or _stand_in(model, use):
         return True
     bindings = model.scope_of(use.call).lookup(use.base) or []
     made = [b for b in bindings if b.order < use.order and b.kind == "assign"]
     return bool(made) and _comment_says(model, max(made, key=lambda b: b.order).node, _SHARED, inside=False)
+
+
+def _stand_in(model: FileModel, use: KeyUse) -> bool:
+    function = model.function_of(use.call)
+    return function is not None and bool(_STAND_IN.search(function.name))
 
 
 def _comment_says(model: FileModel, node: cst.CSTNode, says: re.Pattern, inside: bool) -> bool:
@@ -967,6 +1076,8 @@ def _comments_in(node: cst.CSTNode) -> list:
 def _recomputes(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
     """`x = uniform(key, shape)` run again, word for word, into the same name: it
     makes the value `x` already holds, so no one takes the two for independent draws."""
+    if previous.call is use.call:
+        return False  # one call passing the key to two parameters (`init(rng, rng)`)
     statements = []
     for one in (previous, use):
         parent = model.parent(one.call)

@@ -368,6 +368,8 @@ class FileModel:
         scope = self.scope_of(cur)
         base = scope.resolve_import(cur.value)
         if base is None:
+            base = self._alias_of(scope, cur.value)
+        if base is None:
             return None
         if attrs:
             if base.startswith("builtins."):
@@ -375,21 +377,120 @@ class FileModel:
             return base + "." + ".".join(reversed(attrs))
         return base
 
+    def _alias_of(self, scope: Scope, name: str) -> Optional[str]:
+        """`jit = jax.jit`, `jnp = jax.numpy`: a name bound once to a transform or a module
+        is that transform or module (Python binds the same object). Constants
+        (`DTYPE = jnp.float64`) are values, read as such by the rules that want them."""
+        from jaxlint.engine.tracing import PARTIAL, transform_for
+        from jaxlint.jax_api import ALIASED_MODULES
+
+        bindings = scope.lookup(name)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.ASSIGN:
+            return None
+        node = bindings[0].node
+        if not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                or not isinstance(node.targets[0].target, cst.Name) \
+                or not isinstance(node.value, (cst.Name, cst.Attribute)):
+            return None
+        resolving = self.__dict__.setdefault("_aliases_resolving", set())
+        if name in resolving:
+            return None  # `a = b` and `b = a`
+        resolving.add(name)
+        try:
+            q = self.qualname(node.value)
+        finally:
+            resolving.discard(name)
+        if q is None or not (q in ALIASED_MODULES or q in PARTIAL or transform_for(self, q) is not None):
+            return None
+        return q
+
     def resolve_function(self, node: cst.BaseExpression) -> Optional[FunctionInfo]:
-        """The function defined in this file that a Name refers to, if any."""
+        """The function defined in this file that a Name refers to, if any: a `def`, or a
+        lambda the name is bound to once."""
         if isinstance(node, cst.Lambda):
             return self._function_of_node.get(node)
         if not isinstance(node, cst.Name):
             return None
         bindings = self.scope_of(node).lookup(node.value)
-        if not bindings or any(b.kind not in ("def",) for b in bindings):
+        if bindings and len(bindings) == 1 and bindings[0].kind == BindingKind.ASSIGN:
+            # `vv = lambda x, y: ...`, bound once: the lambda is the function.
+            assign = bindings[0].node
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 \
+                    and isinstance(assign.targets[0].target, cst.Name) and isinstance(assign.value, cst.Lambda):
+                return self._function_of_node.get(assign.value)
+        if not bindings:
             return None
+        if any(b.kind != BindingKind.DEF for b in bindings):
+            # `step = jax.jit(step)`: the `step` inside the call is still the def.
+            found = self.binding_in_effect(node)
+            return found.function if found is not None and found.kind == BindingKind.DEF else None
         ref_order = self.order.get(node, 0)
         best = None
         for b in bindings:
             if b.order < ref_order or best is None:
                 best = b
         return best.function if best is not None else None
+
+    def binding_in_effect(self, node: cst.Name) -> Optional[Binding]:
+        """The binding a read of `node` sees, where the name's bindings are plain `def`s
+        and `name = value` statements run in order (none under an `if`, loop or `try`):
+        in the same scope, the last one before the read (`f = jax.jit(f)` reads the def);
+        from a nested function, which runs later, the last one of all. None otherwise."""
+        bindings = self.scope_of(node).lookup(node.value)
+        if not bindings or self.comprehension_variable(node):
+            return None
+        for b in bindings:
+            if b.kind not in (BindingKind.DEF, BindingKind.ASSIGN) or not self._straight_line(b.node):
+                return None
+            if b.kind == BindingKind.ASSIGN and not (
+                    isinstance(b.node, cst.Assign) and len(b.node.targets) == 1
+                    and isinstance(b.node.targets[0].target, cst.Name)):
+                return None
+        if self.scope_of(node).bindings.get(node.value) is not bindings:
+            return max(bindings, key=lambda b: b.order)
+        ref_order = self.order.get(node, 0)
+        before = [b for b in bindings if b.order < ref_order and not self._encloses(b.node, node)]
+        return max(before, key=lambda b: b.order) if before else None
+
+    def _encloses(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+        return any(anc is outer for anc in self.ancestors(node))
+
+    def _straight_line(self, stmt: cst.CSTNode) -> bool:
+        """Whether `stmt` runs whenever its function (or module) body does, once."""
+        for anc in self.ancestors(stmt):
+            if isinstance(anc, (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return True
+            if isinstance(anc, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match,
+                                cst.Else, cst.ExceptHandler, cst.Finally)):
+                return False
+        return True
+
+    def returned_expressions(self, info: FunctionInfo, position: Optional[int] = None
+                             ) -> Optional[list[cst.BaseExpression]]:
+        """What each `return` of `info` returns (with `position`: that element of a returned
+        tuple, as `a, b = factory()` unpacks it); None when a return is bare or does not
+        have the element, or the function has no return."""
+        index = self.__dict__.get("_returns_by_function")
+        if index is None:
+            index = {}
+            for ret in self.nodes(cst.Return):
+                index.setdefault(self.function_of(ret), []).append(ret)
+            self._returns_by_function = index
+        if isinstance(info.node, cst.Lambda):
+            found = [info.node.body]
+        else:
+            found = [ret.value for ret in index.get(info, ())]
+        if not found or any(v is None for v in found):
+            return None
+        if position is None:
+            return found
+        out = []
+        for value in found:
+            if not isinstance(value, cst.Tuple) or position >= len(value.elements) \
+                    or any(isinstance(el, cst.StarredElement) for el in value.elements):
+                return None
+            out.append(value.elements[position].value)
+        return out
 
     def resolve_class(self, node: cst.BaseExpression) -> Optional[ClassInfo]:
         if not isinstance(node, cst.Name):
@@ -484,8 +585,12 @@ class FileModel:
         return out or None
 
     def attribute_assignments(self, expr: cst.Attribute) -> Optional[list[cst.BaseExpression]]:
-        """The values every `self.name = value` assigns to what `expr` reads, or None."""
+        """The values every `self.name = value` assigns to what `expr` reads, or None.
+        `expr` is `self.name` in a method, or `obj.name` where `obj = Cls(...)` of this file
+        (and nothing outside the class writes `name`)."""
         targets = self.attribute_targets(expr)
+        if targets is None and isinstance(expr.value, cst.Name):
+            targets = self._instance_attribute_targets(expr)
         if targets is None:
             return None
         out = []
@@ -495,6 +600,24 @@ class FileModel:
                 return None  # an annotated assignment: fine, but rare; unknown
             out.append(assign.value)
         return out
+
+    def _instance_attribute_targets(self, expr: cst.Attribute) -> Optional[list[cst.Attribute]]:
+        bindings = self.scope_of(expr.value).lookup(expr.value.value)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        node = bindings[0].node
+        if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+            return None
+        klass = self.resolve_class(node.value.func)
+        attr = expr.attr.value
+        if klass is None or attr in self.foreign_attribute_writes or "*" in self.foreign_attribute_writes:
+            return None
+        out = []
+        for rel in klass.relatives or (klass,):
+            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
+                return None
+            out.extend(rel.attribute_sites.get(attr, ()))
+        return out or None
 
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""

@@ -44,10 +44,14 @@ class Event:
     target: Optional[cst.CSTNode] = None
 
 
-def program_runs(model: FileModel, watched: frozenset[str]) -> list[list[Event]]:
-    """The event lists of the module and of each function it never calls."""
+def program_runs(model: FileModel, watched: frozenset[str],
+                 attribute_writes: Optional[dict[str, list[cst.CSTNode]]] = None) -> list[list[Event]]:
+    """The event lists of the module and of each function it never calls.
+
+    `attribute_writes` ("obj.name" -> statements, from `attribute_writes`) adds the
+    writes of attributes of module-level objects as `write` events of "obj.name"."""
     writes: dict[int, list[str]] = {}
-    for name, nodes in model.global_writes.items():
+    for name, nodes in list(model.global_writes.items()) + list((attribute_writes or {}).items()):
         for node in nodes:
             writes.setdefault(id(node), []).append(name)
     module = _Walker(model, watched, writes)
@@ -65,6 +69,26 @@ def program_runs(model: FileModel, watched: frozenset[str]) -> list[list[Event]]
         total += len(walker.events)
     model.program_events = max(model.program_events, total)
     return runs
+
+
+def attribute_writes(model: FileModel) -> dict[str, list[cst.CSTNode]]:
+    """`obj.name = value` (or `+=`) anywhere in the file, where `obj` is a module-level
+    variable: the statements by "obj.name". The object stays the same, so a jitted
+    function that read `obj.name` while tracing keeps the old value."""
+    out: dict[str, list[cst.CSTNode]] = {}
+    module_bindings = model.module_scope.bindings
+    for stmt in model.nodes(cst.Assign, cst.AugAssign):
+        targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+        for target in targets:
+            if not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name):
+                continue
+            obj = target.value.value
+            bindings = model.scope_of(target.value).lookup(obj)
+            if bindings is None or bindings is not module_bindings.get(obj) \
+                    or any(b.kind != "assign" for b in bindings):
+                continue
+            out.setdefault(f"{obj}.{target.attr.value}", []).append(stmt)
+    return out
 
 
 def _module_functions(model: FileModel):
@@ -197,6 +221,10 @@ class _Walker:
             if isinstance(cur, cst.Name) and cur.value in self.watched and self._runs(cur):
                 info = model.resolve_function(cur)
                 self.emit("call", cur.value, cur, info.node if info is not None else None)
+            elif isinstance(cur, cst.Attribute) and isinstance(cur.value, cst.Name) \
+                    and f"{cur.value.value}.{cur.attr.value}" in self.watched and self._runs(cur):
+                # `model.forward(x)`: a jitted function an object holds.
+                self.emit("call", f"{cur.value.value}.{cur.attr.value}", cur)
             if isinstance(cur, cst.Call):
                 calls.append(cur)
             stack.extend(reversed(children(cur)))
@@ -206,12 +234,18 @@ class _Walker:
             if q in CLEAR_CACHE_CALLS:
                 self.emit("clear", q, call)
                 continue
-            info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+            if isinstance(call.func, cst.Name):
+                info = model.resolve_function(call.func)
+            else:
+                # `sched.decay()` on an object of a class of this file runs that method.
+                info = model.method_of_instance(call.func)
+                if info is not None and info.name in self.watched:
+                    info = None
             if info is not None and isinstance(info.node, cst.FunctionDef) and info.enclosing is None \
                     and info.name not in self.watched:
                 self.function(info, depth + 1)
 
-    def _runs(self, name: cst.Name) -> bool:
+    def _runs(self, name: cst.CSTNode) -> bool:
         """A call of the name, or the name passed to a call that may run it (a callback);
         `jax.jit(step)` / `partial(step, ...)` only wrap it, unless called at once
         (`jax.jit(step)(x)`)."""

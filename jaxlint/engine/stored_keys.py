@@ -11,40 +11,36 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.callees import called_function
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.keyflow import (
     _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument,
 )
 from jaxlint.engine.model import FileModel, walk
-from jaxlint.jax_api import RANDOM_SAMPLERS, RANDOM_SPLITTERS
+from jaxlint.jax_api import KEY_CONSTRUCTORS, RANDOM_SAMPLERS, RANDOM_SPLITTERS
 
 
 def stored_key_findings(flow) -> list[KeyFinding]:
-    """Calls, in a loop, of a method that draws from (or splits) `self.<key>` when only
-    `__init__` sets that attribute: each call uses the same stored key, so it gives the
-    same numbers (`self.rng_key` in a network's `apply`, called once per step)."""
+    """Calls, in a loop, of a function that draws the same numbers on every call: its key
+    is `self.<key>` that only `__init__` sets, or is rebuilt on each call from a seed that
+    the call does not change (`PRNGKey(seed)`, `seed` a layer's setting). The call reaches
+    the function however the file shows: by name, a method through `self` or an object of
+    known class, a transform applied where it is called, a factory's returned function."""
     model = flow.model
-    drawers = _stored_key_methods(model)
+    drawers = _same_numbers_functions(model)
     if not drawers:
         return []
     out = []
     reported = set()
     for call in model.nodes(cst.Call):
-        callee = _method_called(model, call.func)
+        callee = called_function(model, call)
         if callee not in drawers or callee is model.function_of(call) or drawers[callee] in reported:
             continue
         loop = flow._loop_of(call)
         if loop is None or flow._ends_after(call, loop):
             continue
-        obj = call.func.value
-        if not isinstance(obj, cst.Name):
-            continue  # `Layer(k).apply(x)`: maybe a new object each time
-        if obj.value != (callee.positional[:1] or [None])[0]:
-            bindings = model.scope_of(call).lookup(obj.value) or []
-            if isinstance(loop, _COMPREHENSIONS) and obj.value in _comprehension_targets(loop):
-                continue
-            if any(b.node is loop or loop in set(model.ancestors(b.node)) for b in bindings):
-                continue  # a new object on each iteration
+        if _new_receiver(model, call, callee, loop):
+            continue
         draw = drawers[callee]
         repeat = KeyUse(call, draw.key, draw.base, draw.kind, model.module.code_for_node(call.func),
                         model.function_of(call), model.order[call])
@@ -56,33 +52,127 @@ def stored_key_findings(flow) -> list[KeyFinding]:
     return out
 
 
+def _receiver(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The object a method call runs on: `net` in `net.apply(x)` or `jax.jit(net.apply)(x)`."""
+    func = call.func
+    for _ in range(4):
+        if isinstance(func, cst.Call) and func.args and func.args[0].keyword is None:
+            func = func.args[0].value
+            continue
+        break
+    return func.value if isinstance(func, cst.Attribute) else func if isinstance(func, cst.Name) else None
+
+
+def _new_receiver(model: FileModel, call: cst.Call, callee: FunctionInfo, loop: cst.CSTNode) -> bool:
+    """A method called on an object that may be new on each iteration (`Layer(k).apply(x)`,
+    or `net` rebound in the loop): each object holds its own key."""
+    if not callee.is_method or callee.name == "__init__":
+        return False
+    obj = _receiver(call)
+    if not isinstance(obj, cst.Name):
+        return not (isinstance(obj, cst.Attribute) and isinstance(obj.value, cst.Name)
+                    and model.class_of_self(obj.value) is not None)  # `self.net`: one object
+    if obj.value == (callee.positional[:1] or [None])[0]:
+        return False
+    if isinstance(loop, _COMPREHENSIONS) and obj.value in _comprehension_targets(loop):
+        return True
+    bindings = model.scope_of(call).lookup(obj.value) or []
+    return any(b.node is loop or loop in set(model.ancestors(b.node)) for b in bindings)
+
+
 def _mixed_in(model: FileModel, draw: KeyUse) -> bool:
-    """The method computes with its draw (`mu + sigma * eps`): noise it injects, meant
-    to be new on each call. A method that only returns its draws makes inputs, and a
-    loop over test cases may want the same input for each."""
+    """The function computes with its draw (`mu + sigma * eps`, `where(keep, x / p, 0)`):
+    noise it injects into its input, meant to be new on each call. A function that only
+    returns its draws makes inputs, and a loop over test cases may want the same input
+    for each."""
     names = {draw.call}
     parent = model.parent(draw.call)
     if isinstance(parent, cst.Assign):
         names = {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
-    for op in model.nodes(cst.BinaryOperation):
-        if model.function_of(op) is not draw.function:
+    params = set(draw.function.all_params[1:] if draw.function.is_method else draw.function.all_params)
+    for node in model.nodes(cst.BinaryOperation, cst.Call):
+        if model.function_of(node) is not draw.function or node is draw.call:
             continue
-        parts = [n for n in walk(op) if isinstance(n, cst.Name) and n.value in names or n is draw.call]
-        if parts:
+        parts = [n for n in walk(node) if isinstance(n, cst.Name) and n.value in names or n is draw.call]
+        if not parts:
+            continue
+        if isinstance(node, cst.BinaryOperation):
             return True
+        if any(isinstance(n, cst.Name) and n.value in params for n in walk(node)):
+            return True  # `jnp.where(keep, inputs / rate, 0)`: the draw meets the input
     return False
 
 
-def _method_called(model: FileModel, func: cst.BaseExpression) -> Optional[FunctionInfo]:
-    """The method of a class of this file that `self.m` / `obj.m` names (obj's class known)."""
-    if not isinstance(func, cst.Attribute):
-        return None
-    method = model.method_of_self(func)
-    if method is not None:
-        return method
-    cls = model.value(func.value).cls
-    methods = getattr(cls, "methods", None) or {}
-    return methods.get(func.attr.value)
+def _same_numbers_functions(model: FileModel) -> dict:
+    """Functions -> the draw (or split) that gives the same numbers on each of their calls,
+    made directly or through a call of such a function (not from `__init__`, which runs
+    once per object)."""
+    out = _stored_key_methods(model)
+    out.update({f: d for f, d in _fixed_seed_draws(model).items() if f not in out})
+    for _ in range(4):
+        grown = False
+        for call in model.nodes(cst.Call):
+            func = model.function_of(call)
+            if func is None or func in out or func.name == "__init__" or func.is_lambda:
+                continue
+            callee = called_function(model, call)
+            if callee in out and callee is not func:
+                out[func] = out[callee]
+                grown = True
+        if not grown:
+            break
+    return out
+
+
+def _fixed_seed_draws(model: FileModel) -> dict:
+    """Functions -> a draw from a key each call builds from the same seed: `rng =
+    PRNGKey(seed)` where `seed` is none of the function's own values (a setting of an
+    enclosing factory, a module constant, an attribute). A literal seed written in the
+    function (`PRNGKey(0)`) reads as a chosen fixed stream (an evaluation seed, a key
+    for shapes), so it is left out."""
+    out: dict = {}
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        if q not in RANDOM_SAMPLERS and q not in RANDOM_SPLITTERS:
+            continue
+        func = model.function_of(call)
+        arg = _key_argument(call)
+        if func is None or func.is_lambda or func in out or arg is None:
+            continue
+        made = arg
+        if isinstance(arg, cst.Name):
+            bindings = func.scope.bindings.get(arg.value, [])
+            values = model.assigned_values(arg)
+            if len(bindings) != 1 or values is None or len(values) != 1:
+                continue
+            made = values[0]
+        if not isinstance(made, cst.Call) or model.qualname(made.func) not in KEY_CONSTRUCTORS \
+                or not made.args or not _outside_seed(model, func, made.args[0].value):
+            continue
+        kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
+        key = model.module.code_for_node(arg)
+        out[func] = KeyUse(call, key, key, kind, q, func, model.order[call], seed=made)
+    return out
+
+
+def _outside_seed(model: FileModel, func: FunctionInfo, seed: cst.BaseExpression) -> bool:
+    """The seed is a name the function reads from outside and nothing rebinds (a
+    closure's or the module's constant), or `self.<name>` only `__init__` sets."""
+    if isinstance(seed, cst.Attribute) and isinstance(seed.value, cst.Name) \
+            and model.class_of_self(seed.value) is not None:
+        targets = model.attribute_targets(seed)
+        return bool(targets) and all(
+            (model.function_of(t) is not None and model.function_of(t).name == "__init__") for t in targets)
+    if not isinstance(seed, cst.Name) or seed.value in func.scope.bindings:
+        return False
+    bindings = model.scope_of(seed).lookup(seed.value) or []
+    if len(bindings) != 1 or bindings[0].kind not in ("param", "assign") or seed.value in model.global_writes:
+        return False
+    binding = bindings[0]
+    if binding.kind == "assign":
+        values = model.assigned_values(seed)
+        return bool(values) and len(values) == 1 and isinstance(values[0], (cst.Integer, cst.Name))
+    return True  # a parameter of an enclosing function: fixed for the closure's life
 
 
 def _stored_key_methods(model: FileModel) -> dict:
@@ -112,14 +202,4 @@ def _stored_key_methods(model: FileModel) -> dict:
         key = model.module.code_for_node(arg)
         kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
         out[func] = KeyUse(call, key, key, kind, q, func, model.order[call])
-    for _ in range(4):  # a method calling such a method draws the same numbers too
-        grown = False
-        for call in model.nodes(cst.Call):
-            callee = model.method_of_self(call.func)
-            func = model.function_of(call)
-            if callee in out and func is not None and func not in out and func.name != "__init__":
-                out[func] = out[callee]
-                grown = True
-        if not grown:
-            break
     return out

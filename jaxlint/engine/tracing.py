@@ -241,8 +241,17 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
                 continue
             return None
         info = model.resolve_function(expr)
+        if info is None and isinstance(expr, cst.Name):
+            from jaxlint.engine.callees import returned_function
+
+            info = returned_function(model, expr)  # `f = make_f(...)`: the factory's nested def
         if info is None:
             info = model.method_of_self(expr) or model.method_of_instance(expr)
+            if info is None and isinstance(expr, cst.Name) and model.resolve_class(expr) is None:
+                from jaxlint.engine.callees import instance_class
+
+                klass = instance_class(model, expr)  # `jax.eval_shape(block, ...)`: its __call__
+                info = klass.methods.get("__call__") if klass is not None else None
             if info is not None:
                 # A bound method: `self` is bound, and static_argnums count from
                 # the first argument after it.

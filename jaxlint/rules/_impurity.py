@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from jaxlint.engine.model import children
+from jaxlint.engine.model import children, walk
 
 from jaxlint.engine.functions import FunctionInfo
 
@@ -235,6 +235,14 @@ def holds_tracer(model, expr: cst.BaseExpression) -> bool:
         node = stack.pop()
         if model.value(node).traced:
             return True
+        if isinstance(node, cst.Lambda):
+            # `lambda: x` keeps the tracer `x` in its closure.
+            own = {p.name.value for p in node.params.params + node.params.kwonly_params
+                   + node.params.posonly_params}
+            if any(isinstance(n, cst.Name) and n.value not in own and model.value(n).traced
+                   for n in walk(node.body)):
+                return True
+            continue
         if isinstance(node, _HOLDERS):
             stack.extend(c for c in children(node) if isinstance(c, _HOLDERS)
                          or isinstance(c, cst.BaseExpression))

@@ -52,28 +52,160 @@ def has_keyword(call: cst.Call, keyword: str) -> bool:
 
 def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0,
                 numpy: bool = False) -> Optional[Shape]:
-    """The shape of the array `expr` is, where literals in its creation say it.
+    """The shape of the array `expr` is, where literals in its creation say it: through
+    names (the binding that reaches the read), arithmetic (NumPy broadcasting), calls
+    that keep their argument's shape (`jax.device_put`), and parameters, from the
+    arguments every call site of this file passes them.
     `numpy`: NumPy arrays too (`np.random.randn(10, 4)`), for shape-only questions."""
-    if isinstance(expr, cst.Name) and depth == 0:
-        return _shape_of_name(model, expr, numpy)
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, cst.Name):
+        return _shape_of_name(model, expr, numpy, depth)
     if isinstance(expr, cst.Call):
-        return _created_shape(model, expr, numpy)
+        return _created_shape(model, expr, numpy, depth)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE):
+        return broadcast(_operand_shape(model, expr.left, numpy, depth),
+                         _operand_shape(model, expr.right, numpy, depth))
     return None
 
 
-def _shape_of_name(model: FileModel, name: cst.Name, numpy: bool = False) -> Optional[Shape]:
+_MAX_DEPTH = 6
+_ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+
+
+def _operand_shape(model: FileModel, expr: cst.BaseExpression, numpy: bool, depth: int) -> Optional[Shape]:
+    if literal_number(expr):
+        return ()
+    return known_shape(model, expr, depth + 1, numpy)
+
+
+def broadcast(a: Optional[Shape], b: Optional[Shape]) -> Optional[Shape]:
+    """NumPy's broadcast of two fully known shapes; None if unknown or incompatible."""
+    if a is None or b is None or any(d is None for d in a + b):
+        return None
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
+def literal_indices(model: FileModel, expr: cst.BaseExpression) -> Optional[list[int]]:
+    """The ints an index writes down: `5`, or an index array of literals
+    (`jnp.array([4])`, `np.array([13, 2])`); None otherwise."""
+    n = literal_int(expr)
+    if n is not None:
+        return [n]
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) in jax_api.INDEX_ARRAY_CONSTRUCTORS \
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star \
+            and isinstance(expr.args[0].value, (cst.List, cst.Tuple)):
+        values = [literal_int(el.value) if isinstance(el, cst.Element) else None
+                  for el in expr.args[0].value.elements]
+        return values if values and all(v is not None for v in values) else None
+    return None
+
+
+def _shape_of_name(model: FileModel, name: cst.Name, numpy: bool = False, depth: int = 0) -> Optional[Shape]:
+    bindings = model.scope_of(name).lookup(name.value) or []
+    if len(bindings) == 1 and bindings[0].kind == "param" and not model.comprehension_variable(name):
+        return _parameter_shape(model, name, numpy, depth)
     values = model.assigned_values(name)
     if not values:
         return None
+    reaching = _reaching_value(model, name, values)
+    if reaching is not None:
+        return known_shape(model, reaching, depth + 1, numpy=numpy)
     shape = None
     for value in values:
         if _at_update_of(value, name.value):
             continue  # `x = x.at[i].set(v)`: the same shape
-        found = known_shape(model, value, depth=1, numpy=numpy)
+        found = known_shape(model, value, depth + 1, numpy=numpy)
         if found is None or shape is not None and found != shape:
             return None
         shape = found
     return shape
+
+
+def _statement(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    for anc in [node, *model.ancestors(node)]:
+        if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return anc
+    return None
+
+
+def _reaching_value(model: FileModel, name: cst.Name, values: list) -> Optional[cst.BaseExpression]:
+    """In straight-line code (the read and every assignment statements of one block), the
+    value of the last assignment before the read's statement, passing over `.at[]` updates."""
+    if len(values) < 2:
+        return None
+    stmt = _statement(model, name)
+    block = model.parent(stmt) if stmt is not None else None
+    body = getattr(block, "body", None)
+    if not isinstance(body, (list, tuple)) or stmt not in body:
+        return None
+    at = body.index(stmt)
+    before = []
+    for value in values:
+        assigned = _statement(model, value)
+        if assigned is None or model.parent(assigned) is not block:
+            return None
+        if body.index(assigned) < at:
+            before.append((body.index(assigned), value))
+    for _, value in sorted(before, key=lambda p: p[0], reverse=True):
+        if not _at_update_of(value, name.value):  # `x = x.at[i].set(v)` keeps the shape
+            return value
+    return None
+
+
+def _parameter_shape(model: FileModel, name: cst.Name, numpy: bool, depth: int) -> Optional[Shape]:
+    """A parameter's shape: the same known shape at every call of its function in this
+    file (called by name, or through a transform that keeps shapes, `jax.grad(f)(x)`),
+    where the file uses the function in no other way."""
+    from jaxlint.engine.callees import argument_for
+
+    func = model.function_of(name)
+    while func is not None and name.value not in func.scope.bindings:
+        func = func.enclosing
+    if func is None or func.is_lambda or func.is_method or name.value not in func.all_params \
+            or name.value in (func.vararg, func.kwarg):
+        return None
+    sites = _call_sites(model, func)
+    if not sites:
+        return None
+    shape = None
+    for site in sites:
+        arg = argument_for(site, func, name.value, 0)
+        found = known_shape(model, arg, depth + 1, numpy=numpy) if arg is not None else None
+        if found is None or shape is not None and found != shape:
+            return None
+        shape = found
+    return shape
+
+
+def _call_sites(model: FileModel, func) -> Optional[list]:
+    """Every call of `func` in this file, or None if the file also uses it otherwise
+    (passes it on, maps it, stores it)."""
+    sites = []
+    for ref in model.nodes(cst.Name):
+        if ref.value != func.name or model.resolve_function(ref) is not func:
+            continue
+        parent = model.parent(ref)
+        if isinstance(parent, cst.FunctionDef) and parent.name is ref:
+            continue
+        if isinstance(parent, cst.Call) and parent.func is ref:
+            sites.append(parent)
+            continue
+        wrapper = model.parent(parent) if isinstance(parent, cst.Arg) else None
+        outer = model.parent(wrapper) if isinstance(wrapper, cst.Call) else None
+        if isinstance(outer, cst.Call) and outer.func is wrapper and wrapper.args[0] is parent \
+                and model.qualname(wrapper.func) in jax_api.SHAPE_PRESERVING_TRANSFORMS:
+            sites.append(outer)
+            continue
+        return None
+    return sites
 
 
 def _at_update_of(expr: cst.BaseExpression, name: str) -> bool:
@@ -87,10 +219,15 @@ def _at_update_of(expr: cst.BaseExpression, name: str) -> bool:
         and sub.value.value.value == name
 
 
-def _created_shape(model: FileModel, call: cst.Call, numpy: bool = False) -> Optional[Shape]:
+def _created_shape(model: FileModel, call: cst.Call, numpy: bool = False, depth: int = 0) -> Optional[Shape]:
     q = model.qualname(call.func)
     if q is None or any(a.star for a in call.args):
         return None
+    if q in jax_api.SHAPE_KEEPING_CALLS and call.args and call.args[0].keyword is None \
+            and not isinstance(call.args[0].value, (cst.List, cst.Tuple)) \
+            and not any(a.keyword is not None and a.keyword.value in ("ndmin", "shape") for a in call.args):
+        # A NumPy array inside keeps its shape too: the result is a JAX array.
+        return known_shape(model, call.args[0].value, depth + 1, numpy=True)
     if numpy and q in jax_api.NUMPY_DIMS_CONSTRUCTORS:
         dims = [literal_int(a.value) for a in call.args]
         return tuple(dims) if all(a.keyword is None for a in call.args) \

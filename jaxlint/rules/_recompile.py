@@ -572,8 +572,16 @@ def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
             ctx = _decorator_context(info)
             return JittedCallee(info, ctx, 0, func.value) if ctx else None
         values = model.assigned_values(func)  # `step = jax.jit(update, ...)`, bound once
+        if values is None:
+            # `train_step = jax.jit(train_step, ...)`: the def rebound to its jitted self.
+            found = model.binding_in_effect(func)
+            values = [found.node.value] if found is not None and found.kind == "assign" else None
         if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
-            return _from_wrapper(model, values[0], func.value)
+            return _from_wrapper(model, values[0], func.value) \
+                or _from_factory(model, values[0], None, func.value)
+        source = unpacked_source(model, func)
+        if source is not None:
+            return _from_factory(model, source[0], source[1], func.value)
         return None
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
         info = method_of_self(model, func)
@@ -581,6 +589,11 @@ def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
             ctx = _decorator_context(info)
             if ctx is not None:
                 return JittedCallee(info, ctx, 1, model.module.code_for_node(func))
+            return None
+        # `self.reduce(...)` where `__init__` set `self.reduce = jax.jit(self._reduce, ...)`.
+        values = model.attribute_assignments(func)
+        if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+            return _from_wrapper(model, values[0], model.module.code_for_node(func))
     return None
 
 
@@ -591,12 +604,72 @@ def _from_wrapper(model, wrapper: cst.Call, label: str) -> Optional[JittedCallee
     if target is None:
         return None
     info = model.resolve_function(target)
+    shift = 0
+    if info is None and isinstance(target, cst.Attribute):
+        # A bound method: `self` is bound, the call's arguments start after it.
+        info = model.method_of_self(target) or model.method_of_instance(target)
+        shift = 1
     if info is None:
         return None
     ctx = info.contexts.get(wrapper)
     if ctx is None or ctx.via != "wrapper":
         return None
-    return JittedCallee(info, ctx, 0, label)
+    return JittedCallee(info, ctx, shift, label)
+
+
+def _from_factory(model, call: cst.Call, position: Optional[int], label: str,
+                  depth: int = 0) -> Optional[JittedCallee]:
+    """`run = make_run(step)` where `make_run` returns a jitted function it builds (a
+    nested `@jax.jit` def, or `jax.jit(inner, ...)`): the call's result is that jitted
+    function, made afresh by each call (`position`: the element of a returned tuple)."""
+    factory = called_function(model, call) if depth < 3 else None
+    if factory is None or factory.klass is not None:
+        return None
+    found = None
+    for expr in model.returned_expressions(factory, position) or ():
+        callee = _jitted_expression(model, expr, label, depth)
+        if callee is None or (found is not None and callee.function is not found.function):
+            return None
+        found = callee
+    return found
+
+
+def _jitted_expression(model, expr, label: str, depth: int) -> Optional[JittedCallee]:
+    """The jitted function of this file an expression evaluates to, if it is one."""
+    if isinstance(expr, cst.Call):
+        return _from_wrapper(model, expr, label) or _from_factory(model, expr, None, label, depth + 1)
+    if not isinstance(expr, cst.Name):
+        return None
+    info = model.resolve_function(expr)
+    if info is not None:
+        ctx = _decorator_context(info)
+        return JittedCallee(info, ctx, 0, label) if ctx else None
+    values = model.assigned_values(expr)
+    if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+        return _jitted_expression(model, values[0], label, depth + 1)
+    return None
+
+
+def unpacked_source(model, name: cst.Name) -> Optional[tuple[cst.Call, int]]:
+    """`(call, i)` where the only binding `name` sees is `a, name = call(...)`: the i-th
+    element of what the call returns."""
+    if model.comprehension_variable(name):
+        return None
+    bindings = model.scope_of(name).lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    node = bindings[0].node
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1 or not isinstance(node.value, cst.Call):
+        return None
+    target = node.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    for i, el in enumerate(target.elements):
+        if isinstance(el, cst.StarredElement):
+            return None
+        if isinstance(el.value, cst.Name) and el.value.value == name.value:
+            return node.value, i
+    return None
 
 
 def _decorator_context(info: FunctionInfo) -> Optional[TraceContext]:
@@ -611,19 +684,27 @@ def method_of_self(model, expr: cst.Attribute) -> Optional[FunctionInfo]:
 
 
 # ---------------------------------------------------------------- uses of a created callable
-def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name]) -> Optional[list[cst.Call]]:
+def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name],
+              sites: Optional[dict] = None, depth: int = 0) -> Optional[list[cst.Call]]:
     """The calls of a freshly created jitted callable, or None if it escapes.
 
     `created` is the `jax.jit(...)` call (or the decorated def); `name` the
-    local name it is bound to, if any. The callable escapes when it is returned,
-    stored, passed on, or read in a nested function: then it may be created once
-    and reused, and nothing can be said.
+    local name it is bound to, if any. The callable escapes when it is stored,
+    passed on, or read in a nested function: then it may be created once and
+    reused, and nothing can be said. With `sites`, a callable its function returns
+    is followed to the callers, which bind the result and call it (`step =
+    make_step(cfg); step(x)`); `sites` then maps each such call to the call of the
+    function that made the callable. Without it, a returned callable escapes.
     """
     parent = model.parent(created)
     if isinstance(parent, cst.Call) and parent.func is created:
         return [parent]
     if name is None:
-        return None
+        position = _returned_position(model, created) if sites is not None and depth < 2 else None
+        if position is None:
+            return None
+        # `return jax.jit(step)`: what the callers bind and call.
+        return _uses_at_callers(model, model.function_of(created), position, sites, depth)
     scope = model.scope_of(name)
     calls = []
     for ref in model.nodes(cst.Name):
@@ -638,9 +719,60 @@ def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name]) -> Optional
             calls.append(ref_parent)
         elif _is_target(model, ref):
             continue
+        elif sites is not None and depth < 2 and _returned_position(model, ref) is not None:
+            found = _uses_at_callers(model, model.function_of(ref), _returned_position(model, ref),
+                                     sites, depth)
+            if found is None:
+                return None
+            calls.extend(found)
         else:
             return None
     return calls
+
+
+def _returned_position(model, ref: cst.CSTNode):
+    """-1 for `return ref`, i for `return a, ref` (ref the i-th element), else None."""
+    parent = model.parent(ref)
+    if isinstance(parent, cst.Return):
+        return -1
+    if isinstance(parent, cst.Element) and isinstance(model.parent(parent), cst.Tuple) \
+            and isinstance(model.parent(model.parent(parent)), cst.Return):
+        return list(model.parent(parent).elements).index(parent)
+    return None
+
+
+def _uses_at_callers(model, owner, position: int, sites: dict, depth: int) -> Optional[list[cst.Call]]:
+    """The calls of what `owner` returns (element `position`; -1: the whole value), made
+    where it is called; None if any caller keeps or hands on the result."""
+    if owner is None or owner.is_lambda:
+        return None
+    out: list[cst.Call] = []
+    callers = [c for c in model.nodes(cst.Call) if called_function(model, c) is owner]
+    if not callers:
+        return None
+    for site in callers:
+        parent = model.parent(site)
+        if position == -1 and isinstance(parent, cst.Call) and parent.func is site:
+            found = [parent]  # `make_step(cfg)(x)`
+        elif isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            if position >= 0 and isinstance(target, (cst.Tuple, cst.List)) \
+                    and position < len(target.elements) \
+                    and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+                target = target.elements[position].value
+            elif position >= 0:
+                return None
+            if not isinstance(target, cst.Name):
+                return None
+            found = call_uses(model, site, target, sites, depth + 1)
+        else:
+            return None
+        if found is None:
+            return None
+        for use in found:
+            sites.setdefault(use, site)
+        out.extend(found)
+    return out
 
 
 def _sees(model, ref: cst.Name, scope, name: str) -> bool:

@@ -28,6 +28,7 @@ _FIX_ONCE = "return the new state from the function and pass it back in on the n
 
 #: Of those, the ones that only lists have: any receiver that has them is a list.
 _LIST_METHODS: frozenset[str] = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
+_HOLDER_VALUES = (cst.List, cst.Tuple, cst.Dict, cst.Set, cst.Lambda)
 _CONTAINER_LITERALS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 _CONTAINER_CALLS: frozenset[str] = frozenset({
     "builtins.list", "builtins.dict", "builtins.set", "collections.deque",
@@ -80,7 +81,10 @@ class ExternalStateWrite(Rule):
             for el in target.elements:
                 yield from self._assignment(node, el.value)
         elif isinstance(target, cst.Subscript):
-            if self._known_container(target.value):
+            # A list, dict or closure holding a tracer fits no array: what it is stored in
+            # is a Python container, whatever the model knows of it.
+            if self._known_container(target.value) or (
+                    isinstance(value, _HOLDER_VALUES) and holds_tracer(self.model, value)):
                 yield from self._write(node, target.value, [value], "item assignment to", target)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             # Only `self.x = ...`: other objects may be built inside the trace.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.engine.order import is_wrapper, program_runs, runs_between
+from jaxlint.engine.order import attribute_writes, is_wrapper, program_runs, runs_between
+from jaxlint.engine.tracing import wrapped_target
 
 from jaxlint.rules._impurity import trace_time_function, where
 from jaxlint.rules.base import Rule
@@ -18,7 +19,8 @@ class StaleGlobalRead(Rule):
     def check(self):
         model = self.model
         writes = self._rebinding_writes()
-        if not writes:
+        attributes = attribute_writes(model)
+        if not writes and not attributes:
             return
         reads = []
         for node in model.nodes(cst.Name):
@@ -40,19 +42,26 @@ class StaleGlobalRead(Rule):
             while top.enclosing is not None and any(c.cached for c in top.enclosing.contexts.values()):
                 top = top.enclosing
             if isinstance(top.node, cst.FunctionDef):
-                reads.append((node, func, top))
+                reads.append((node, func, top, name, None))
+        reads.extend(self._attribute_reads(attributes))
         if not reads:
             return
-        names = {id(top): self._call_names(top) for _, _, top in reads}
-        runs = program_runs(model, frozenset(n for group in names.values() for n in group))
-        for node, func, top in reads:
+        names = {(id(top), obj): self._call_names(top, obj) for _, _, top, _, obj in reads}
+        runs = program_runs(model, frozenset(n for group in names.values() for n in group), attributes)
+        for node, func, top, name, obj in reads:
             # Stale only when the program calls the same jitted function, rebinds the
             # global, then calls it again: a rebinding before the first call, or with
             # a fresh function (or jax.clear_caches()), traces afresh.
-            write = runs_between(runs, names[id(top)], node.value, top.node)
+            write = runs_between(runs, names[(id(top), obj)], name, top.node)
             if write is None:
                 continue
-            name = node.value
+            if isinstance(node, cst.Attribute):
+                read = self.source(node)
+                msg = (f"`{read}` read {where(func)} is baked in at trace time: after `{name}` is "
+                       f"set on line {model.line_of(write.node)}, later calls of the same jitted "
+                       f"function still use the old value; pass `{read}` as an argument instead")
+                yield self.report(node, msg, func, global_name=name)
+                continue
             msg = (f"global `{name}` read {where(func)} is baked in at trace time: after `{name}` "
                    f"is rebound on line {model.line_of(write.node)}, later calls still use the old "
                    f"value; pass `{name}` as an argument instead")
@@ -71,21 +80,117 @@ class StaleGlobalRead(Rule):
             out[name] = nodes
         return out
 
-    def _call_names(self, top) -> frozenset[str]:
-        """The names the jitted function is called by: its own, and module-level names
-        bound to a transform of it (`step = jax.jit(train_step)`)."""
+    def _attribute_reads(self, attributes):
+        """Reads of `obj.name` that a jitted trace bakes in, where `obj.name` is written
+        somewhere: `cfg.scale` of a module-level `cfg`, or `self.mul` in a method jitted
+        as a bound method of a module-level object (`calc = jit(c.calc)`). Yields
+        (node, function, jitted function, "obj.name", obj or None)."""
         model = self.model
-        names = {top.name}
+        if not attributes:
+            return
+        for node in model.nodes(cst.Attribute):
+            if not isinstance(node.value, cst.Name) or not self._is_load(node.value) \
+                    or self._is_called(node):
+                continue
+            func = trace_time_function(model, node, "cached")
+            if func is None:
+                continue
+            top = func
+            while top.enclosing is not None and any(c.cached for c in top.enclosing.contexts.values()):
+                top = top.enclosing
+            if not isinstance(top.node, cst.FunctionDef):
+                continue
+            attr = node.attr.value
+            obj = node.value.value
+            bindings = model.scope_of(node.value).lookup(obj)
+            if bindings is not None and bindings is model.module_scope.bindings.get(obj):
+                if f"{obj}.{attr}" in attributes:
+                    yield node, func, top, f"{obj}.{attr}", None
+                continue
+            if model.class_of_self(node.value) is None or top.klass is None:
+                continue
+            # `self.mul` in a method jitted as `jit(c.calc)`: `self` is `c`.
+            for owner in self._bound_objects(top):
+                if f"{owner}.{attr}" in attributes:
+                    yield node, func, top, f"{owner}.{attr}", owner
+
+    def _bound_objects(self, top) -> list[str]:
+        """Module-level objects whose bound method `top` is jitted as: `c` in `jit(c.calc)`."""
+        model = self.model
+        out = []
+        for origin, ctx in top.contexts.items():
+            if ctx.via != "wrapper" or not ctx.cached or not isinstance(origin, cst.Call):
+                continue
+            target = wrapped_target(origin)
+            while isinstance(target, cst.Call) and is_wrapper(model, target):
+                target = wrapped_target(target)
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.attr.value == top.name):
+                continue
+            obj = target.value.value
+            bindings = model.scope_of(target.value).lookup(obj)
+            if bindings is not None and bindings is model.module_scope.bindings.get(obj):
+                out.append(obj)
+            elif model.class_of_self(target.value) is top.klass and self._stored_on_self(origin):
+                # `self.forward = jax.jit(self.apply)`: each module-level instance holds its own.
+                out.extend(self._instances(top.klass))
+        return out
+
+    def _stored_on_self(self, origin: cst.Call):
+        """`forward` in `self.forward = <origin>`, or None."""
+        parent = self.model.parent(origin)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and self.model.class_of_self(target.value) is not None:
+                return target.attr.value
+        return None
+
+    def _instances(self, klass) -> list[str]:
+        """Module-level names bound once, to `Cls(...)` of this class."""
+        model = self.model
+        out = []
+        for name, bindings in model.module_scope.bindings.items():
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                continue
+            node = bindings[0].node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call) \
+                    and model.resolve_class(node.value.func) is klass:
+                out.append(name)
+        return out
+
+    def _is_called(self, node: cst.Attribute) -> bool:
+        parent = self.model.parent(node)
+        return isinstance(parent, cst.Call) and parent.func is node
+
+    def _call_names(self, top, obj=None) -> frozenset[str]:
+        """The names the jitted function is called by: its own, and module-level names
+        bound to a transform of it (`step = jax.jit(train_step)`; with `obj`, of the
+        bound method: `calc = jit(c.calc)`)."""
+        model = self.model
+        names = set() if obj is not None else {top.name}
+        if obj is not None:
+            # `obj.forward(x)` where a method stored `self.forward = jax.jit(self.<top>)`.
+            for origin, ctx in top.contexts.items():
+                if ctx.via == "wrapper" and isinstance(origin, cst.Call):
+                    attr = self._stored_on_self(origin)
+                    if attr is not None:
+                        names.add(f"{obj}.{attr}")
         for stmt in model.nodes(cst.Assign):
             if model.function_of(stmt) is None and len(stmt.targets) == 1 \
-                    and isinstance(stmt.targets[0].target, cst.Name) and self._wraps(stmt.value, top.name):
+                    and isinstance(stmt.targets[0].target, cst.Name) and self._wraps(stmt.value, top.name, obj):
                 names.add(stmt.targets[0].target.value)
         return frozenset(names)
 
-    def _wraps(self, value: cst.BaseExpression, name: str) -> bool:
-        """`jax.jit(name)`, `jax.jit(jax.grad(name))`, `partial(name, ...)`: the function, wrapped."""
+    def _wraps(self, value: cst.BaseExpression, name: str, obj=None) -> bool:
+        """`jax.jit(name)`, `jax.jit(jax.grad(name))`, `partial(name, ...)`: the function, wrapped
+        (with `obj`: the bound method `obj.name`)."""
         while isinstance(value, cst.Call) and is_wrapper(self.model, value) and value.args:
             value = value.args[0].value
+        if obj is not None:
+            return isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) \
+                and value.value.value == obj and value.attr.value == name
         return isinstance(value, cst.Name) and value.value == name
 
     def _is_load(self, node: cst.Name) -> bool:

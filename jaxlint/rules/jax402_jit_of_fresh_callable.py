@@ -61,8 +61,15 @@ class JitOfFreshCallable(Rule):
         if loop is not None and (rc.checks_each_case(model, loop) or rc.makes_up_a_shortfall(model, loop)):
             return  # one compile per test case, or per pass of a loop that runs once or twice
         what, fun_name = fresh
-        uses = rc.call_uses(model, created, name)
-        if not uses or any(self._reused(use, loop) for use in uses):
+        # What a factory returns is followed to its callers: `step = make_step(cfg)` then
+        # `step(x)` in the loop that calls the factory.
+        sites: dict = {}
+        uses = rc.call_uses(model, created, name, sites)
+        if not uses or any(self._reused(use, rc.repeating_loop(model, sites[use]) if use in sites else loop)
+                           for use in uses):
+            return
+        if sites and (loop is not None or not all(
+                self._repeats_with(model.function_of(sites[use]), sites[use]) for use in uses if use in sites)):
             return
         if loop is not None:
             if not any(rc.loop_body_contains(loop, use, model) for use in uses):
@@ -78,6 +85,33 @@ class JitOfFreshCallable(Rule):
                f"{fix}, passing what changes as arguments")
         yield self.report(created if isinstance(created, cst.Call) else created.name, msg, owner,
                           fun_name=f"{transform}({fun_name})")
+
+    def _same_at_every_call(self, owner) -> set[str]:
+        """Parameters of `owner` that get the same value on every pass of each loop that
+        calls it: `outer_func(q, 1e-3)` in `for _ in range(n)`, with `q` bound before the
+        loop. A closure over them is the same program each call, so rebuilding it is waste."""
+        model = self.model
+        calls = [c for c in model.nodes(cst.Call) if rc.called_function(model, c) is owner]
+        if not calls or owner.vararg or owner.kwarg:
+            return set()
+        same = set(owner.all_params)
+        shift = 1 if owner.is_method else 0
+        for call in calls:
+            loop = rc.repeating_loop(model, call)
+            if loop is None or any(a.star for a in call.args):
+                return set()  # called from a function that repeats: its arguments are unknown
+            changing = _assigned_in(model, loop)
+            passed = dict(rc.JittedCallee(owner, None, shift, "").bind(call))
+            for param in list(same):
+                arg = passed.get(param)
+                if arg is not None and not _invariant(arg, changing):
+                    same.discard(param)
+        return same
+
+    def _repeats_with(self, caller, site: cst.Call) -> bool:
+        """Whether the factory call `site` repeats: in a loop over steps, or in a function
+        that repeats (so each new callable meets its use once)."""
+        return rc.repeats_over_steps(self.model, site) or caller in self._repeated
 
     def _reused(self, use: cst.Call, loop) -> bool:
         """Whether one creation serves many calls: `use` runs in a loop of more than a
@@ -141,6 +175,7 @@ class JitOfFreshCallable(Rule):
                         changing |= {n.value for n in target_names(t.target)}
         elif owner is not None:
             changing |= set(owner.all_params) - {owner.positional[0] if owner.is_method and owner.positional else ""}
+            changing -= self._same_at_every_call(owner)
         if not changing:
             return False
         if isinstance(created, cst.Call) and any(
@@ -184,6 +219,35 @@ class JitOfFreshCallable(Rule):
             if model.qualname(dec.decorator) in ("builtins.staticmethod", "builtins.property"):
                 return False
         return True
+
+
+def _assigned_in(model, loop) -> set[str]:
+    """Names a loop binds on each pass: its targets and what its body assigns."""
+    names = {n.value for n in target_names(loop.target)} if isinstance(loop, cst.For) else set()
+    for node in walk(loop):
+        if isinstance(node, cst.AssignTarget):
+            names |= {n.value for n in target_names(node.target)}
+            base = node.target
+            while isinstance(base, (cst.Attribute, cst.Subscript)):
+                base = base.value  # `q.value = ...` changes what `q.value` reads
+            if isinstance(base, cst.Name):
+                names.add(base.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            names |= {n.value for n in target_names(node.target)}
+        elif isinstance(node, cst.CompFor):
+            names |= {n.value for n in target_names(node.target)}
+    return names
+
+
+def _invariant(expr: cst.BaseExpression, changing: set[str]) -> bool:
+    """A literal, or a name (or its attribute) the loop does not rebind."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _invariant(expr.expression, changing)
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value not in changing
 
 
 def _reads(expr: cst.CSTNode, names: set[str]) -> bool:

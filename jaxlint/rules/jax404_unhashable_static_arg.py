@@ -54,6 +54,69 @@ class UnhashableStaticArg(Rule):
                 yield self.report(arg, msg, model.function_of(call), static_arg=param)
         yield from self._static_self()
         yield from self._transformed_jitted()
+        yield from self._array_metadata()
+
+    def _array_metadata(self):
+        """A pytree whose metadata field (`meta_fields`, `pytree_node=False`) holds an array,
+        passed to a jitted function: jit looks its cache up by comparing the metadata of
+        the call with that of the traced call, with `==` unless it is the same object.
+        Two instances made with their own arrays make that comparison raise ValueError
+        (jax 0.10.2: "Exception raised while checking equality of metadata fields")."""
+        model = self.model
+        by_callee: dict = {}
+        for call in model.nodes(cst.Call):
+            callee = rc.jitted_callee(model, call)
+            if callee is None:
+                continue
+            for param, arg in callee.bind(call):
+                if param in callee.static:
+                    continue
+                made = self._instance_with_array_metadata(arg)
+                if made is not None:
+                    by_callee.setdefault(callee.function, []).append((call, arg, made))
+        for callee, uses in by_callee.items():
+            uses.sort(key=lambda u: model.order[u[0]])
+            for i, (call, arg, (construction, klass, field)) in enumerate(uses):
+                earlier = {u[2][0] for u in uses[:i]} - {construction}
+                looped = rc.repeating_loop(model, construction) is not None \
+                    and rc.repeating_loop(model, call) is rc.repeating_loop(model, construction)
+                if not earlier and not looped:
+                    continue  # the first instance traces; only a second one compares
+                yield self.report(arg, (
+                    f"`{self.source(arg)}` carries an array in `{klass.name}`'s metadata field "
+                    f"`{field}`: jit compares the metadata of each call with the traced one's by "
+                    f"`==`, and for another instance's array that raises ValueError (arrays cannot "
+                    f"be metadata fields); make `{field}` a data field, or hold a tuple or a "
+                    f"hashable value there"), model.function_of(call), static_arg=field)
+
+    def _instance_with_array_metadata(self, expr, depth: int = 0):
+        """(constructor call, class, field) where `expr` is `Cls(...)` of a pytree class of
+        this file (or a name bound once to one) given a freshly made array for a static field."""
+        model = self.model
+        if isinstance(expr, cst.Name) and depth == 0:
+            values = model.assigned_values(expr)
+            if values is None or len(values) != 1:
+                return None
+            return self._instance_with_array_metadata(values[0], 1)
+        if not isinstance(expr, cst.Call):
+            return None
+        klass = model.resolve_class(expr.func)
+        if klass is None or not klass.pytree or not klass.fields:
+            return None
+        names = list(klass.fields)
+        for i, arg in enumerate(expr.args):
+            if arg.star:
+                return None
+            name = arg.keyword.value if arg.keyword is not None else (names[i] if i < len(names) else None)
+            field = klass.fields.get(name) if name is not None else None
+            if field is None or not field.static or not isinstance(arg.value, cst.Call):
+                continue
+            q = model.qualname(arg.value.func)
+            if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS or (
+                    q is not None and q.startswith(jax_api.UNHASHABLE_RESULT_MODULES)
+                    and q not in jax_api.HASHABLE_RESULT_FUNCTIONS and q not in jax_api.STATIC_ARRAY_FUNCTIONS):
+                return expr, klass, name
+        return None
 
     def _transformed_jitted(self):
         """`jax.vmap(partial(f, a, b))(xs)`, `jax.grad(f, argnums=1)(x, n)` of a function

@@ -16,13 +16,20 @@ class PrngKeyReuse(Rule):
         from jaxlint.fixes.prng import split_before_first
 
         found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
-        return split_before_first(self.model, found) if found is not None else None
+        if found is None or found.previous.call is found.use.call:
+            return None  # one call, two parameters: which one gets a subkey is the user's choice
+        return split_before_first(self.model, found)
 
     def check(self):
         for found in key_findings_for(self.model, self.code):
             use = found.use
             where = line_of(self.model, found.previous.call)
-            if use.kind == "sample":
+            if found.previous.call is use.call:
+                msg = (f"`{use.key}` is passed to two parameters of `{use.qualname}` that each draw "
+                       f"from it (or split it), so both get the same random bits (the same key always "
+                       f"gives the same numbers): the draws are correlated, not independent; split "
+                       f"it first (`k1, k2 = jax.random.split({use.key})`) and pass one subkey to each")
+            elif use.kind == "sample":
                 sub = "subkey" if use.key != "subkey" and "[" not in use.key else "k"
                 msg = (f"`{use.key}` already drew random numbers on line {where}, so "
                        f"`{use.qualname}` gets the same random bits again (the same key "

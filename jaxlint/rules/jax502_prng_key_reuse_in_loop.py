@@ -114,10 +114,18 @@ class PrngKeyReuseInLoop(Rule):
         loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
             "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
         action = "draws the same random numbers" if draw.kind == "sample" else "makes the same subkeys"
-        msg = (f"`{draw.qualname}({draw.key}, ...)` {action} on every call: only `__init__` sets "
-               f"`{draw.key}`, and `{call.qualname}(...)` runs on every iteration of the {loop} on line "
-               f"{self.model.line_of(call.call)}; pass a new key to each call (split one in the loop), "
-               f"or split the stored key and assign the new one back to `{draw.key}`")
+        if draw.seed is not None:
+            why = (f"`{draw.key}` is rebuilt from the same seed on each call "
+                   f"(`{self.source(draw.seed)}`)")
+            fix = (f"pass a new key to each call (split one in the loop) instead of building it "
+                   f"from `{self.source(draw.seed.args[0].value)}`")
+        else:
+            why = f"only `__init__` sets `{draw.key}`"
+            fix = (f"pass a new key to each call (split one in the loop), or split the stored key "
+                   f"and assign the new one back to `{draw.key}`")
+        msg = (f"`{draw.qualname}({draw.key}, ...)` {action} on every call: {why}, and "
+               f"`{call.qualname}(...)` runs on every iteration of the {loop} on line "
+               f"{self.model.line_of(call.call)}; {fix}")
         return self.report(draw.call, msg, draw.function, key=draw.key, loop=loop)
 
 

@@ -11,6 +11,7 @@ from jaxlint.engine.model import walk
 from jaxlint.jax_api import (AOT_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
 from jaxlint.notebook import TIMED_MARKER
+from jaxlint.rules._recompile import called_function
 from jaxlint.rules.base import Rule
 
 # These need their argument's value only when they format or convert it.
@@ -318,6 +319,9 @@ class TimingWithoutBlock(Rule):
         if isinstance(call.func, cst.Call):  # jax.jit(f)(x), jax.grad(f)(x)
             return model.qualname(call.func.func) in TRANSFORMS
         info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+        if info is None and isinstance(call.func, cst.Attribute):
+            # `runner.plan(1)`: a method of an object of a class of this file.
+            info = called_function(model, call)
         if info is not None:
             return self._dispatches(info)
         return self._bound_to_transform(call.func)

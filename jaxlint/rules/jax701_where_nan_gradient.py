@@ -6,6 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.model import children
 
 from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_FUNCTIONS,
@@ -130,8 +131,8 @@ def _differentiated_arguments(model, func, call, depth: int) -> Optional[set[str
     caller_names = _differentiated_names(model, caller, depth + 1)
     if caller_names is None:
         return None
-    # `self.pair(r)` / `pot.pair(r)`: the object fills `self`.
-    shift = 1 if func.is_method and isinstance(call.func, cst.Attribute) else 0
+    # `self.pair(r)` / `pot.pair(r)`: the object fills `self` (a staticmethod has none).
+    shift = 1 if func.is_method and isinstance(call.func, cst.Attribute) and not _is_staticmethod(func) else 0
     positional = func.positional[shift:]
     out: set[str] = set()
     i = 0

@@ -7,7 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
-from jaxlint.rules._known_arrays import argument, has_keyword, known_shape, literal_int
+from jaxlint.rules._known_arrays import argument, has_keyword, known_shape, literal_indices, literal_int
 from jaxlint.rules.base import Report, Rule
 
 
@@ -79,8 +79,8 @@ class OutOfBoundsIndex(Rule):
         if array is None or index is None or has_keyword(call, "mode") or any(a.star for a in call.args):
             return None
         shape = known_shape(model, array)
-        i = literal_int(index)
-        if shape is None or i is None:
+        indices = literal_indices(model, index)
+        if shape is None or indices is None:
             return None
         if axis_arg is None or isinstance(axis_arg, cst.Name) and axis_arg.value == "None":
             if any(d is None for d in shape):
@@ -95,7 +95,8 @@ class OutOfBoundsIndex(Rule):
                 return None
             size = shape[axis]
             where = f"axis {axis}"
-        if -size <= i < size:
+        i = next((i for i in indices if not -size <= i < size), None)
+        if i is None:
             return None
         return self.report(call, (
             f"index {i} is out of bounds for {where} of `{self.source(array)}` (size {size}), yet "
@@ -118,13 +119,14 @@ class OutOfBoundsIndex(Rule):
             value = el.slice.value
             if isinstance(value, cst.Ellipsis) or isinstance(value, cst.Name) and value.value == "None":
                 return None  # the axes after `...` / `None` are counted differently
-            index = literal_int(value)
-            if index is None:
+            indices = literal_indices(self.model, value)
+            if indices is None:
                 continue
             if axis >= len(shape) or shape[axis] is None:
                 return None
             size = shape[axis]
-            if not -size <= index < size:
+            index = next((i for i in indices if not -size <= i < size), None)
+            if index is not None:
                 return axis, index, size
         return None
 

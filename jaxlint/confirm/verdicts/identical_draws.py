@@ -11,30 +11,24 @@ from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODU
                                            Verdict, first_line, verdict)
 
 
-def _program_call(job: Job):
-    """The program called the jitted function itself (its keys were tracers there): the first
-    of those calls, with the arguments the program passed, once more without jit, so that the
-    keys are concrete and the draws can be compared. (draws, how), or None."""
-    from jaxlint.confirm.target import code_key
+def _lines(draw: dict) -> list[int]:
+    """The target file's lines on the stack at the draw, innermost first."""
+    return draw.get("lines") or [draw["line"]]
 
-    watch = job.state.get("jit_watch")
-    calls = [c for c in (watch.calls if watch is not None else ())
-             if c.args and job.key is not None and code_key(c.code) == job.key]
-    if not calls:
-        return None
-    call = calls[0]
-    fn = next((c for c in vars(job.module).values() if getattr(c, "code", None) is call.code
-               or getattr(getattr(c, "__wrapped__", None), "__code__", None) is call.code), None)
-    if fn is None:
-        return None
-    start = len(job.state["draws"])
-    try:
-        with jax.disable_jit():
-            fn(*call.args, **call.kwargs)
-    except Exception:  # noqa: BLE001 - the draws made before the error still count
-        pass
-    return job.state["draws"][start:], (f"the program's call at line {call.line}, with its "
-                                        f"arguments, without jit (under jit its keys are tracers)")
+
+def _where(draw: dict) -> str:
+    lines = _lines(draw)
+    return f"line {lines[0]}" + (f" (called from line {lines[1]})" if len(lines) > 1 else "")
+
+
+def _same_numbers(a: dict, b: dict, field: str = "head") -> bool:
+    """The first numbers of both draws agree: the same sampler on the same key gives the
+    same leading numbers whatever the shape (threefry counts per element)."""
+    ha, hb = a.get(field), b.get(field)
+    if ha is None or hb is None:
+        return a["value"] == b["value"]
+    n = min(len(ha), len(hb))
+    return n > 0 and ha[:n] == hb[:n]
 
 
 @dataclasses.dataclass
@@ -50,13 +44,11 @@ class DrawEvidence(Evidence):
 
 def confirm(job: Job) -> Verdict:
     state = job.state
+    # The program's own draws, its jitted calls included (recorded as they ran).
     draws = [d for d in state["import_draws"]]
     how, shapes = "at import", ""
-    if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
-        replayed = _program_call(job)
-        if replayed is not None:
-            draws, how = replayed
-    if not any(job.line <= d["line"] <= job.end_line for d in draws) and job.f.get("function"):
+    flagged = set(range(job.line, job.end_line + 1))
+    if not any(flagged & set(_lines(d)) for d in draws) and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
         how, last = f"calling {job.f.get('function')} without jit", None
@@ -73,32 +65,51 @@ def confirm(job: Job) -> Verdict:
         if last is not None:
             return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
                            f"{first_line(last[0])} (with {last[1]})", last[1])
-    here = [d for d in draws if job.line <= d["line"] <= job.end_line]
+    here = [d for d in draws if flagged & set(_lines(d))]
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
                        shapes)
-    # The flagged sites: the earlier draw the rule names (`previous_line`), else the flagged
-    # line itself drawing again (a loop). A key equal to some other draw's proves nothing.
+    # The flagged sites: the earlier draw the rule names (`previous_line`: a draw there, or in
+    # what that line calls), else the flagged line itself drawing again (a loop). A key equal
+    # to some other draw's proves nothing.
     previous = job.confirm.get("previous_line")
-    sites = {int(previous)} if isinstance(previous, int) or str(previous).isdigit() else \
-        set(range(job.line, job.end_line + 1))
+    previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
     for d in here:
         for other in draws:
-            if other is d or other["key"] != d["key"] or other["line"] not in sites:
+            if other is d or other["key"] != d["key"]:
                 continue
+            if previous is not None and previous not in flagged:
+                # Two statements: neither draw may belong to both (a callee of one of them).
+                if previous not in _lines(other) or flagged & set(_lines(other)) or \
+                        previous in _lines(d):
+                    continue
+            elif not (flagged & {d["line"]} and flagged & {other["line"]}):
+                continue
+            same_fn = d["fn"] == other["fn"]
+            # Two statements that shuffle different data in the same order (a permutation's
+            # order depends on the key and the length only). One line shuffling several
+            # arrays with one key (`[permutation(key, a) for a in arrays]`) aligns them on
+            # purpose: there the shuffled values themselves must repeat.
+            field = "order" if previous is not None and previous not in flagged else "head"
             if "fold_in" in (d["fn"], other["fn"]) or (
-                    d["fn"] == other["fn"] and d["value"] != other["value"]):
+                    same_fn and not _same_numbers(d, other, field)):
                 continue  # fold_in derives new keys from one key; different data, different draws
-            same = ", giving identical values" if other["fn"] == d["fn"] and \
-                other["value"] == d["value"] else ""
-            where = f"line {d['line']} drew twice" if other["line"] == d["line"] else \
-                f"line {other['line']} and line {d['line']} drew"
+            same = "" if not same_fn else ", giving the same shuffle" \
+                if d["fn"] == "permutation" else ", giving identical values"
+            first, second = (d["line"], d["line"]) if previous is None or previous in flagged \
+                else (previous, job.line)
+            where = f"line {second} drew twice" if first == second else \
+                f"line {first} and line {second} drew"
+            shown = [str((x.get(field) or [])[:3]) if field == "order" else x["value"]
+                     for x in (other, d)]
+            what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
             return verdict(CONFIRMED, f"{where} with the same key{same}", DrawEvidence(
-                first_line=other["line"], second_line=d["line"], key=d["key"],
-                values=f"{other['value']} / {d['value']}",
-                note=f"{other['fn']} at line {other['line']} -> {other['value']}; "
-                     f"{d['fn']} at line {d['line']} -> {d['value']} (same key {d['key']}; "
+                first_line=first, second_line=second, key=d["key"],
+                values=f"{shown[0]} / {shown[1]}",
+                note=f"{other['fn']} at {_where(other)} -> {shown[0]}{what}; "
+                     f"{d['fn']} at {_where(d)} -> {shown[1]}{what} (same key {d['key']}; "
                      f"drawn {how})"), shapes)
+    sites = {previous} if previous is not None else flagged
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
                    f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)

@@ -163,6 +163,10 @@ class JitWatch:
     def globals_of(self, rec: "_Watched") -> dict:
         glb = getattr(inspect.unwrap(rec.fun), "__globals__", {})
         out = {n: glb.get(n) for n in self.stale_names | self.leak_names if n in glb}
+        for name in self.stale_names:
+            obj, _, attr = name.partition(".")  # JAX103's `obj.attr` of a module-level object
+            if attr and obj in glb and hasattr(glb[obj], attr):
+                out[name] = getattr(glb[obj], attr)
         owner = getattr(rec.fun, "__self__", None) if inspect.ismethod(rec.fun) else None
         for attr in self.attr_names if owner is not None else ():
             if hasattr(owner, attr):
@@ -177,7 +181,8 @@ class JitWatch:
         eager, error = None, "not compared"
         # The same call without jit, for the functions that read a stale-global finding's
         # global (only those: an eager call of a function that writes state would move it).
-        if rec.code is not None and self.stale_names & set(rec.code.co_names) \
+        read = {n.rpartition(".")[2] for n in self.stale_names}  # `obj.attr`: co_names has attr
+        if rec.code is not None and read & set(rec.code.co_names) \
                 and not self.leak_names & set(rec.code.co_names):
             try:
                 with jax.disable_jit(), contextlib.redirect_stdout(io.StringIO()):

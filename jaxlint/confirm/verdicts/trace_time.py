@@ -12,7 +12,8 @@ import jax
 
 from jaxlint.confirm.target import code_key
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER,
-                                           Evidence, Job, Verdict, concrete_runs, verdict)
+                                           Evidence, Job, Verdict, concrete_runs, first_line,
+                                           verdict)
 
 
 @dataclasses.dataclass
@@ -108,6 +109,9 @@ def confirm_print(job: Job) -> Verdict:
                            f"while the module ran, line {job.line} ran {runs} time(s) with "
                            f"`{name}` = {text}: it prints the tracer, not the values")))
     entry = job.entry()
+    fplan = job.fplan(entry)
+    if fplan.get("abstract") and fplan.get("cached") is False and not entry.jitted:
+        return _print_uncached(job, entry, fplan)
     made = program_calls(job.state, entry.code)
     calls = max(1, min(3, made))
 
@@ -161,6 +165,53 @@ def confirm_print(job: Job) -> Verdict:
     return concrete_runs(job, body)
 
 
+
+
+def _print_uncached(job: Job, entry, fplan: dict) -> Verdict:
+    """A function the program only vmaps: no trace cache, so the print runs on every call, and
+    a jitted run (once in N calls) is not what the program does. One call under jax.vmap, its
+    traced arguments mapped over a batch of two, its others as they are: a print of a traced
+    value writes a tracer."""
+    import functools
+    import inspect
+
+    import jax.numpy as jnp
+
+    sig, is_method, static, _, eager = job.callables(entry)
+    traced = set(fplan.get("traced") or ())
+    names = list(inspect.signature(eager).parameters)
+    last = None
+    for a in job.args_list(entry, sig, is_method, static, concrete=True):
+        if traced & set(a.kwargs):
+            continue  # vmap maps keyword arguments over axis 0 always: not how it was called
+        axes = tuple(0 if i < len(names) and names[i] in traced and hasattr(v, "shape") else None
+                     for i, v in enumerate(a.args))
+        args = [jnp.stack([v, v]) if ax == 0 else v for v, ax in zip(a.args, axes)]
+        out, err = _LineStream(job), _LineStream(job)
+        with job.watch() as w, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                jax.vmap(functools.partial(eager, **a.kwargs), in_axes=axes)(*args)
+            except Exception as exc:  # noqa: BLE001 - the runs so far still count
+                last = (exc, a.shapes)
+        runs = job.ran_line(w)
+        if not runs:
+            continue
+        written = "".join(out.here + err.here).strip().splitlines()
+        note = f"the program only vmaps {entry.code.co_name} (vmap keeps no trace cache: the " \
+               f"line runs on every call); one call under jax.vmap: line {job.line} ran " \
+               f"{runs} time(s) and wrote {written[0][:120]!r}" if written else \
+               f"one call under jax.vmap: line {job.line} ran {runs} time(s), wrote nothing"
+        record = PrintEvidence(line=job.line, jit_runs=runs, calls=1,
+                               output=written[0][:120] if written else "", note=note)
+        if written and TRACER.search(written[0]):
+            return verdict(CONFIRMED, "printed a tracer, not a value (under vmap, as the "
+                                      "program calls it)", record, a.shapes)
+        return verdict(NOT_REPRODUCED, "under vmap the line runs on every call and printed "
+                                       "no tracer", record, a.shapes)
+    if last is not None:
+        return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                       f"{first_line(last[0])} (with {last[1]})", last[1])
+    return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
 
 
 @dataclasses.dataclass

@@ -1,0 +1,200 @@
+"""What a call runs, and what class an object is, read from the whole file.
+
+A call reaches a function of this file in more ways than by its name: a method through
+`self` or through an object whose class the file shows (`obj = Model(...)`, a parameter
+every call site passes a `Model(...)` to, an attribute `__init__` sets from one), an
+instance called (`model(x)` runs `__call__`), a transform applied where it is called
+(`jax.jit(model.__call__)(x)`, `jax.grad(f)(x)`), and a function a factory of this file
+returns (`init_fun, apply_fun = Dropout(0.5)`). Rules that follow values into callees
+(the key flow: which calls draw the same numbers on every run) read these.
+
+Each answer is definite or None: every binding and every call site the file shows
+must agree, else the class or the callee is unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jaxlint.engine.functions import ClassInfo, FunctionInfo
+from jaxlint.engine.scopes import BindingKind
+
+_DEPTH = 4
+
+
+def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
+    """The function of this file that `call` runs, or None."""
+    return function_of_callable(model, call.func, 0)
+
+
+def function_of_callable(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[FunctionInfo]:
+    """The function of this file that calling `expr` runs."""
+    from jaxlint.engine.tracing import PARTIAL, transform_for, wrapped_target
+
+    if depth > _DEPTH:
+        return None
+    if isinstance(expr, cst.Call):
+        q = model.qualname(expr.func)
+        if transform_for(model, q) is not None or q in PARTIAL:
+            target = wrapped_target(expr)
+            return function_of_callable(model, target, depth + 1) if target is not None else None
+        return None
+    if isinstance(expr, cst.Lambda):
+        return model.resolve_function(expr)
+    if isinstance(expr, cst.Name):
+        found = model.resolve_function(expr)
+        if found is not None:
+            return found
+        klass = model.resolve_class(expr)
+        if klass is not None:
+            return None  # a constructor: `__init__` runs once per object, not a repeated call
+        returned = returned_function(model, expr, depth)
+        if returned is not None:
+            return returned
+        klass = instance_class(model, expr, depth + 1)
+        return klass.methods.get("__call__") if klass is not None else None
+    if isinstance(expr, cst.Attribute):
+        method = model.method_of_self(expr)
+        if method is not None:
+            return method
+        klass = instance_class(model, expr.value, depth + 1)
+        if klass is not None:
+            for rel in [klass, *klass.relatives]:
+                if expr.attr.value in rel.methods:
+                    return rel.methods[expr.attr.value]
+    return None
+
+
+def instance_class(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[ClassInfo]:
+    """The class of this file whose instance `expr` is, where every binding says so."""
+    if depth > _DEPTH:
+        return None
+    if isinstance(expr, cst.Call):
+        return model.resolve_class(expr.func)
+    found = getattr(model.value(expr), "cls", None)
+    if isinstance(found, ClassInfo) and found.methods:
+        return found
+    if isinstance(expr, cst.Name):
+        if model.class_of_self(expr) is not None:
+            return model.class_of_self(expr)
+        bindings = model.scope_of(expr).lookup(expr.value)
+        if not bindings:
+            return None
+        if all(b.kind == BindingKind.PARAM for b in bindings) and len(bindings) == 1:
+            func = _function_with_param(model, expr)
+            return _from_call_sites(model, func, expr.value, depth) if func is not None else None
+        values = model.assigned_values(expr)
+        if not values:
+            return None
+        return _agreed(instance_class(model, v, depth + 1) for v in values)
+    if isinstance(expr, cst.Attribute):
+        values = model.attribute_assignments(expr)
+        if not values:
+            return None
+        return _agreed(instance_class(model, v, depth + 1) for v in values)
+    return None
+
+
+def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
+    """The calls of this file that run `func`, each with how many of `func`'s positional
+    parameters the call binds before its own arguments (`self` for a method called
+    on an object or through its class's constructor)."""
+    out = []
+    if func.name == "__init__" and func.klass is not None:
+        for call in model.calls_named(func.klass.name):
+            if model.resolve_class(call.func) is func.klass:
+                out.append((call, 1))
+        return out
+    for call in model.calls_named(func.name):
+        if model.resolve_function(call.func) is func:
+            out.append((call, 0))
+    return out
+
+
+def argument_for(call: cst.Call, func: FunctionInfo, param: str, shift: int) -> Optional[cst.BaseExpression]:
+    """The expression `call` passes to `param` of `func` (None: not passed, or behind a star)."""
+    if any(a.star for a in call.args):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None]
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == param:
+            return a.value
+    if param in func.positional:
+        index = func.positional.index(param) - shift
+        if 0 <= index < len(positional):
+            return positional[index]
+    return None
+
+
+def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
+    func = model.function_of(name)
+    while func is not None and name.value not in func.scope.bindings:
+        func = func.enclosing
+    return func if func is not None and name.value in func.all_params else None
+
+
+def _from_call_sites(model, func: FunctionInfo, param: str, depth: int) -> Optional[ClassInfo]:
+    sites = call_sites(model, func)
+    if not sites:
+        return None
+    found = []
+    for call, shift in sites:
+        arg = argument_for(call, func, param, shift)
+        if arg is None:
+            return None
+        found.append(instance_class(model, arg, depth + 1))
+    return _agreed(found)
+
+
+def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[FunctionInfo]:
+    """`apply_fun` bound by `init_fun, apply_fun = Dropout(0.5)` (or `f = make(...)`,
+    `ref = Nonbonded(1.2).to_reference()`), where the factory of this file (a function or
+    a method) returns its own nested defs."""
+    bindings = model.scope_of(name).lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.ASSIGN:
+        return None
+    assign = bindings[0].node
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.value, cst.Call):
+        return None
+    factory = function_of_callable(model, assign.value.func, depth + 1)
+    if factory is None or factory.is_lambda:
+        return None
+    target = assign.targets[0].target
+    position = None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names = [el.value for el in target.elements]
+        if not all(isinstance(n, cst.Name) for n in names):
+            return None
+        position = next((i for i, n in enumerate(names) if n.value == name.value), None)
+        if position is None:
+            return None
+    elif not isinstance(target, cst.Name):
+        return None
+    found = []
+    for ret in _returns(model, factory):
+        value = ret.value
+        if position is not None:
+            if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) <= position:
+                return None
+            value = value.elements[position].value
+        if not isinstance(value, cst.Name):
+            return None
+        inner = model.resolve_function(value)
+        if inner is None or inner.enclosing is not factory:
+            return None
+        found.append(inner)
+    return found[0] if found and all(f is found[0] for f in found) else None
+
+
+def _returns(model, func: FunctionInfo) -> list[cst.Return]:
+    return [r for r in model.nodes(cst.Return) if model.function_of(r) is func and r.value is not None]
+
+
+def _agreed(classes) -> Optional[ClassInfo]:
+    classes = list(classes)
+    if not classes or any(c is None for c in classes):
+        return None
+    return classes[0] if all(c is classes[0] for c in classes) else None

@@ -1,0 +1,52 @@
+"""Key reuse as the program's own run shows it (tests/test_confirm_draws.py): draws inside a
+helper the flagged line calls, draws inside the program's jitted calls, and draws of
+different sizes from one key."""
+import jax
+import jax.numpy as jnp
+
+key = jax.random.key(0)
+data = jax.random.normal(key, (100, 2))
+weights = jax.random.normal(key, (2,))  # REAL sizes: the first row of `data` again
+
+
+def shuffled_top(x, key):
+    return jax.random.permutation(key, x)[:2]
+
+
+def pick_two(pos, neg, key):
+    a = shuffled_top(pos, key)
+    b = shuffled_top(neg, key)  # REAL helper: the same shuffle of other data
+    return a, b
+
+
+pick_two(jnp.arange(4.0), jnp.arange(4.0) + 10, jax.random.key(1))
+
+
+def twice(key):
+    a = jax.random.normal(key, (2,))
+    b = jax.random.normal(key, (2,))
+    return a + b
+
+
+base = jax.random.key(2)
+for i in range(2):
+    out = twice(jax.random.fold_in(base, i))  # DECOY loop-helper: a new key per call
+
+
+@jax.jit
+def noisy_pair(key, x):
+    a = x + jax.random.normal(key, x.shape)
+    b = x + jax.random.normal(key, x.shape)  # REAL jitted: the same noise twice
+    return a, b
+
+
+noisy_pair(jax.random.key(3), jnp.zeros(3))
+
+
+@jax.jit
+def noisy(key, x):
+    return x + jax.random.normal(key, x.shape)  # DECOY jitted-calls: each call its own key
+
+
+for k in jax.random.split(jax.random.key(4), 2):
+    noisy(k, jnp.zeros(3))

@@ -1,0 +1,81 @@
+"""Key reuse (JAX501-JAX503) from the program's own draws: a draw inside a helper belongs to
+the line that called it, the draws of the program's jitted calls are recorded as they run
+(never replayed), and draws of different sizes from one key are compared on their common
+first numbers. Decoys: a loop whose helper reuses a key inside one call (the flagged line
+itself gets a new key each time), and a jitted function each call of which gets its own key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from confirm_table import verdicts_by_name
+from jaxlint.finding import Finding
+
+pytest.importorskip("jax")
+
+P = str(Path(__file__).parent / "confirm_cases" / "draws.py")
+LINES = Path(P).read_text().splitlines()
+
+
+def line_of(text: str) -> int:
+    return next(i for i, line in enumerate(LINES, 1) if text in line)
+
+
+def reuse(marker: str, function=None, previous=None, code="JAX501") -> Finding:
+    line = line_of(marker)
+    confirm = {"kind": "prng"}
+    if previous is not None:
+        confirm["previous_line"] = line_of(previous)
+    fline = line_of(f"def {function}(") if function else None
+    return Finding(path=P, line=line, col=1, end_line=line, end_col=1, code=code, message="",
+                   function=function, function_line=fline, confirm=confirm)
+
+
+CASES = {
+    "sizes": reuse("REAL sizes", previous="data = jax.random.normal(key"),
+    "helper": reuse("REAL helper", "pick_two", previous="a = shuffled_top(pos, key)"),
+    "loop-helper": reuse("DECOY loop-helper", code="JAX502"),
+    "jitted": reuse("REAL jitted", "noisy_pair", previous="a = x + jax.random.normal(key"),
+    "jitted-calls": reuse("DECOY jitted-calls", "noisy", code="JAX502"),
+}
+
+
+@pytest.fixture(scope="module")
+def got():
+    return verdicts_by_name(CASES)
+
+
+def test_draws_of_different_sizes_share_their_first_numbers(got):
+    v = got["sizes"]
+    assert v["verdict"] == "confirmed", v
+    assert "identical values" in v["summary"], v
+    first, second = v["record"]["values"].split(" / ")
+    assert first.startswith(second.rstrip("]")), v  # (2,) is the first row of (100, 2)
+
+
+def test_a_draw_inside_a_helper_belongs_to_the_calling_line(got):
+    v = got["helper"]
+    assert v["verdict"] == "confirmed", v
+    assert "same shuffle" in v["summary"], v
+    assert f"called from line {line_of('REAL helper')}" in v["evidence"], v
+
+
+def test_reuse_inside_one_call_of_a_helper_is_not_the_loop_line(got):
+    # twice() reuses its key, but line `out = twice(...)` gives each call a new key.
+    assert got["loop-helper"]["verdict"] != "confirmed", got["loop-helper"]
+
+
+def test_draws_of_the_programs_own_jitted_call_are_observed(got):
+    v = got["jitted"]
+    assert v["verdict"] == "confirmed", v
+    # Recorded while the program's own compiled call ran, not by calling it again.
+    assert "drawn at import" in v["evidence"], v
+
+
+def test_a_jitted_function_called_with_a_new_key_each_time(got):
+    v = got["jitted-calls"]
+    assert v["verdict"] == "not reproduced", v
+    assert "at import" in v["evidence"], v
