@@ -226,6 +226,8 @@ class _KeyFlow(Flow):
         model = self.model
         q = model.qualname(call.func)
         if q in RANDOM_SAMPLERS or q in RANDOM_SPLITTERS:
+            if q in RANDOM_SAMPLERS and _constant_draw(model, call, q):
+                return  # the same numbers whatever the key: nothing is spent
             kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
             arg = _key_argument(call)
             if arg is not None:
@@ -553,6 +555,29 @@ def _keys_unused(model: FileModel, split: cst.Call) -> bool:
     return any(a.keyword is not None and a.keyword.value in RANDOMNESS_OFF_FLAGS
                and isinstance(a.value, cst.Name) and a.value.value == str(RANDOMNESS_OFF_FLAGS[a.keyword.value])
                for a in options)
+
+
+def _constant_draw(model: FileModel, call: cst.Call, qualname: str) -> bool:
+    """A draw whose numbers do not depend on its key: `randint(key, shape, 0, 1)` (one
+    integer in [minval, maxval)), or `uniform(key, shape) * 0.` (the numbers wiped out)."""
+    parent = model.parent(call)
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Multiply):
+        other = parent.right if parent.left is call else parent.left
+        if isinstance(other, (cst.Integer, cst.Float)) and float(other.evaluated_value) == 0.0:
+            return True
+    if qualname != "jax.random.randint":
+        return False
+    bounds = {}
+    for i, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else {2: "minval", 3: "maxval"}.get(i)
+        if name in ("minval", "maxval"):
+            value = arg.value
+            negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+            value = value.expression if negative else value
+            if not isinstance(value, cst.Integer):
+                return False
+            bounds[name] = -int(value.evaluated_value) if negative else int(value.evaluated_value)
+    return len(bounds) == 2 and bounds["maxval"] - bounds["minval"] == 1
 
 
 def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
