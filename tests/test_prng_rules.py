@@ -505,3 +505,4 @@ def test_a_draw_that_does_not_depend_on_its_key_spends_nothing(lint):
     """
     assert findings(lint, code.replace("ZERO", "0.").replace("MAXVAL", "1")) == []
     assert findings(lint, code.replace("ZERO", "1.").replace("MAXVAL", "2")) == [(6, "JAX501"), (9, "JAX501")]
+

@@ -824,6 +824,20 @@ class _Meetings(Flow):
             if isinstance(n, cst.Lambda):
                 stack.append((n.body, hidden | {p.name.value for p in _params(n.params)}))
                 continue
+            if isinstance(n, _COMPREHENSIONS):
+                # `[a for _ in range(n)]`: its targets are its own names, not the
+                # enclosing `_`; the first iterable is read where the comprehension is.
+                own = hidden | _comprehension_targets(n)
+                stack.append((n.for_in.iter, hidden))
+                parts = [n.elt] if not isinstance(n, cst.DictComp) else [n.key, n.value]
+                comp, inner = n.for_in, []
+                while comp is not None:
+                    inner += [i.test for i in comp.ifs]
+                    if comp is not n.for_in:
+                        inner.append(comp.iter)
+                    comp = comp.inner_for_in
+                stack.extend((c, own) for c in parts + inner)
+                continue
             if isinstance(n, cst.Call):
                 stack.extend((c, hidden) for c in self._value_arguments(n, stores))
                 continue
