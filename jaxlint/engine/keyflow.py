@@ -190,7 +190,8 @@ class _KeyFlow(Flow):
                 if func is None:
                     continue
                 entry = self._parameter_entry(func, use)
-                if entry is not None and entry not in out.get(func, ()):
+                # One use per parameter: a helper that uses its key twice is reported inside.
+                if entry is not None and entry[:2] not in {e[:2] for e in out.get(func, ())}:
                     out[func] = out.get(func, ()) + (entry,)
         return out
 
@@ -248,8 +249,8 @@ class _KeyFlow(Flow):
     def _add_use(self, call: cst.Call, arg: cst.BaseExpression, kind: KeyEvent, q: str) -> None:
         model = self.model
         key = _key_expr(arg)
-        if key is None or key[1] in self.shared_names:
-            return
+        if key is None or key[1] in self.shared_names or key[1] in ("None", "True", "False"):
+            return  # a constant is no key (`reader(path, None)`: the helper makes its own)
         # Per leaf, only a direct draw of numbers: a permutation (or a helper) may share its
         # key across leaves on purpose, to keep them aligned.
         anchor = self._anchor(call, key[1] if q in RANDOM_SAMPLERS and q not in LEAF_ALIGNING_SAMPLERS else None)

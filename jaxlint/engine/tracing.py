@@ -247,7 +247,9 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
             info = returned_function(model, expr)  # `f = make_f(...)`: the factory's nested def
         if info is None:
             info = model.method_of_self(expr) or model.method_of_instance(expr)
-            if info is None and isinstance(expr, cst.Name) and model.resolve_class(expr) is None:
+            # Only under a transform applied to it (a lax body's carry is a tuple of pytrees
+            # that the value analysis cannot shape, and its asserts on them would be reported).
+            if info is None and uses and isinstance(expr, cst.Name) and model.resolve_class(expr) is None:
                 from jaxlint.engine.callees import instance_class
 
                 klass = instance_class(model, expr)  # `jax.eval_shape(block, ...)`: its __call__
