@@ -420,6 +420,17 @@ PER_LEAF_MAPS: frozenset[str] = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
     "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
 })
+#: Transforms whose compile cache is keyed on the wrapped callable's value (equinox
+#: hashes the static part of what it wraps), not on the new wrapper object: a fresh
+#: `eqx.filter_jit(self.sample)` per pass is a cache hit (checked, equinox 0.13.8:
+#: one trace in four passes), a fresh lambda or `functools.partial` is not.
+VALUE_KEYED_TRANSFORMS: frozenset[str] = frozenset({"filter_jit"})
+#: Wrappers that compare equal when what they wrap does (equinox transforms are
+#: Modules, `jax.tree_util.Partial` a pytree): the callable to look at is their first argument.
+EQUAL_BY_VALUE_WRAPPERS: frozenset[str] = frozenset({
+    "equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad",
+    "equinox.filter_jit", "jax.tree_util.Partial",
+})
 #: Keyword arguments by which a model call says it draws nothing: dropout and other
 #: noise off (flax's `deterministic=True` and `train=False`, equinox's `inference=True`,
 #: haiku's `is_training=False`, `enable_dropout=False`). Keys passed to such a call are

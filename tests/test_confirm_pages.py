@@ -47,6 +47,9 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 2, 16): "a literal seed written in the evaluation function: its draws repeat on every call "
                        "by design, and the rule leaves such seeds out",
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
+    ("JAX502", 4, 18): "the split makes the same keys each pass, but deterministic=True draws nothing from them",
+    ("JAX502", 5, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
+    ("JAX402", 7, 7): "one jit per test case (three cases): it compiles again per case, a cost bounded by the cases",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3

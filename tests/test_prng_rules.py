@@ -490,3 +490,19 @@ def test_a_stored_key_reached_through_a_transform_at_the_call_and_a_parameter(li
         fresh(jax.random.PRNGKey(1), [jnp.ones(4)] * 3)
     """
     assert findings(lint, code) == [(9, "JAX502")]
+
+
+def test_a_draw_that_does_not_depend_on_its_key_spends_nothing(lint):
+    code = """
+        import jax
+        import jax.numpy as jnp
+        key = jax.random.key(0)
+        population = jax.random.uniform(key, (4, 2)) * ZERO
+        key, subkey = jax.random.split(key)
+        step = population + jax.random.normal(subkey, (4, 2))
+        first = jax.random.randint(key, (), 0, MAXVAL)
+        swap = jnp.where(first, 1.0, -1.0) * jax.random.normal(key, ())
+    """
+    assert findings(lint, code.replace("ZERO", "0.").replace("MAXVAL", "1")) == []
+    assert findings(lint, code.replace("ZERO", "1.").replace("MAXVAL", "2")) == [(6, "JAX501"), (9, "JAX501")]
+

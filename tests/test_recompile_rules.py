@@ -392,3 +392,38 @@ def test_a_rejection_loop_and_a_test_case_loop_compile_a_bounded_number_of_times
     """
     assert lint(textwrap.dedent(code.replace("LIMIT", "n")), select=["JAX402"]) == []
     assert lint(textwrap.dedent(code.replace("LIMIT", "100")), select=["JAX402"]) == [(9, "JAX402")]
+
+
+def test_equinox_filter_jit_of_an_equal_callable_is_a_cache_hit(lint):
+    pytest.importorskip("equinox")
+    code = """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Sampler(eqx.Module):
+            scale: float
+
+            def sample(self, kernel, x):
+                return kernel * x * self.scale
+
+            def run(self, batches):
+                for x in batches:
+                    eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(self.sample, 3.0)))(x)
+                    eqx.filter_jit(lambda v: v * self.scale)(x)
+    """
+    assert lint(textwrap.dedent(code), select=["JAX402"]) == [(15, "JAX402")]
+    traces = []
+
+    class Sampler(__import__("equinox").Module):
+        scale: float
+
+        def sample(self, kernel, x):
+            traces.append(1)
+            return kernel * x * self.scale
+
+    eqx = pytest.importorskip("equinox")
+    s = Sampler(2.0)
+    for _ in range(4):
+        eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(s.sample, 3.0)))(jax.numpy.ones((4, 1)))
+    assert len(traces) == 1  # one trace for four fresh wrappers

@@ -227,6 +227,8 @@ class _KeyFlow(Flow):
         model = self.model
         q = model.qualname(call.func)
         if q in RANDOM_SAMPLERS or q in RANDOM_SPLITTERS:
+            if q in RANDOM_SAMPLERS and _constant_draw(model, call, q):
+                return  # the same numbers whatever the key: nothing is spent
             kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
             arg = _key_argument(call)
             if arg is not None:
@@ -556,6 +558,29 @@ def _keys_unused(model: FileModel, split: cst.Call) -> bool:
                for a in options)
 
 
+def _constant_draw(model: FileModel, call: cst.Call, qualname: str) -> bool:
+    """A draw whose numbers do not depend on its key: `randint(key, shape, 0, 1)` (one
+    integer in [minval, maxval)), or `uniform(key, shape) * 0.` (the numbers wiped out)."""
+    parent = model.parent(call)
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Multiply):
+        other = parent.right if parent.left is call else parent.left
+        if isinstance(other, (cst.Integer, cst.Float)) and float(other.evaluated_value) == 0.0:
+            return True
+    if qualname != "jax.random.randint":
+        return False
+    bounds = {}
+    for i, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else {2: "minval", 3: "maxval"}.get(i)
+        if name in ("minval", "maxval"):
+            value = arg.value
+            negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+            value = value.expression if negative else value
+            if not isinstance(value, cst.Integer):
+                return False
+            bounds[name] = -int(value.evaluated_value) if negative else int(value.evaluated_value)
+    return len(bounds) == 2 and bounds["maxval"] - bounds["minval"] == 1
+
+
 def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
     """`t == 0`: a test true for one value of the loop index `t`."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
@@ -799,6 +824,20 @@ class _Meetings(Flow):
                 continue
             if isinstance(n, cst.Lambda):
                 stack.append((n.body, hidden | {p.name.value for p in _params(n.params)}))
+                continue
+            if isinstance(n, _COMPREHENSIONS):
+                # `[a for _ in range(n)]`: its targets are its own names, not the
+                # enclosing `_`; the first iterable is read where the comprehension is.
+                own = hidden | _comprehension_targets(n)
+                stack.append((n.for_in.iter, hidden))
+                parts = [n.elt] if not isinstance(n, cst.DictComp) else [n.key, n.value]
+                comp, inner = n.for_in, []
+                while comp is not None:
+                    inner += [i.test for i in comp.ifs]
+                    if comp is not n.for_in:
+                        inner.append(comp.iter)
+                    comp = comp.inner_for_in
+                stack.extend((c, own) for c in parts + inner)
                 continue
             if isinstance(n, cst.Call):
                 stack.extend((c, hidden) for c in self._value_arguments(n, stores))

@@ -11,6 +11,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.engine.model import walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
+from jaxlint.jax_api import EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
 
 
 class JitOfFreshCallable(Rule):
@@ -52,7 +53,7 @@ class JitOfFreshCallable(Rule):
             if loop is None or not rc.repeats_over_steps(model, created):
                 return  # made once, or once per value of a handful listed in the code
         fresh = self._fresh(target, loop, owner)
-        if fresh is None:
+        if fresh is None or transform in VALUE_KEYED_TRANSFORMS and self._equal_each_pass(target, loop):
             return
         if self._depends_on_what_changes(created, target, loop, owner):
             return
@@ -112,6 +113,23 @@ class JitOfFreshCallable(Rule):
         """Whether the factory call `site` repeats: in a loop over steps, or in a function
         that repeats (so each new callable meets its use once)."""
         return rc.repeats_over_steps(self.model, site) or caller in self._repeated
+
+    def _equal_each_pass(self, target, loop) -> bool:
+        """The wrapped callable compares equal on every pass: a bound method of an object
+        the loop does not rebind (`self.sample`), through wrappers equal by value
+        (`eqx.filter_vmap(jax.tree_util.Partial(self.sample, kernel))`). A lambda, a def
+        or a `functools.partial` made each pass is a new key."""
+        model = self.model
+        while isinstance(target, cst.Call) and model.qualname(target.func) in EQUAL_BY_VALUE_WRAPPERS:
+            if not target.args or target.args[0].keyword is not None:
+                return False
+            target = target.args[0].value
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)):
+            return False
+        if loop is None:
+            return target.value.value == "self"
+        return not any(b.node is loop or rc.loop_body_contains(loop, b.node, model)
+                       for b in model.scope_of(target.value).lookup(target.value.value) or [])
 
     def _reused(self, use: cst.Call, loop) -> bool:
         """Whether one creation serves many calls: `use` runs in a loop of more than a
