@@ -522,7 +522,27 @@ class FileModel:
             func = func.enclosing
         if func is None or not func.positional or expr.value.value != func.positional[0]:
             return None
-        return func.klass.methods.get(expr.attr.value)
+        found = self.class_method(func.klass, expr.attr.value)
+        if found is None:
+            # A base class calling a method only one subclass of this file defines
+            # (`self.compute` in `_Objective.build`, `compute` in `ForceBalance`).
+            defining = [c.methods[expr.attr.value] for c in func.klass.relatives
+                        if expr.attr.value in c.methods]
+            found = defining[0] if len(defining) == 1 else None
+        return found
+
+    def class_method(self, klass: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
+        """The method `name` of `klass`, its own or inherited from a base class of this file."""
+        found = klass.methods.get(name)
+        if found is not None or depth > 8 or klass.node is None:
+            return found
+        for base in klass.node.bases:
+            parent = self.resolve_class(base.value)
+            if parent is not None and parent is not klass:
+                found = self.class_method(parent, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def calls_named(self, name: str) -> list[cst.Call]:
         """The calls `name(...)` in the file (an index built on first use)."""
@@ -632,7 +652,7 @@ class FileModel:
         klass = self.resolve_class(node.value.func)
         if klass is None:
             return None
-        return klass.methods.get(expr.attr.value)
+        return self.class_method(klass, expr.attr.value)
 
     @property
     def positions(self) -> "Positions":

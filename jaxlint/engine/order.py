@@ -112,6 +112,7 @@ class _Walker:
         self.events: list[Event] = []
         self.entered: set[cst.CSTNode] = set()
         self._stack: list[cst.CSTNode] = []
+        self._selves: list = []  # per entered function: (its `self` parameter, the object) or None
 
     def emit(self, kind: str, name: str, node: cst.CSTNode, target: Optional[cst.CSTNode] = None) -> None:
         if len(self.events) < _MAX_EVENTS:
@@ -222,9 +223,11 @@ class _Walker:
                 info = model.resolve_function(cur)
                 self.emit("call", cur.value, cur, info.node if info is not None else None)
             elif isinstance(cur, cst.Attribute) and isinstance(cur.value, cst.Name) \
-                    and f"{cur.value.value}.{cur.attr.value}" in self.watched and self._runs(cur):
-                # `model.forward(x)`: a jitted function an object holds.
-                self.emit("call", f"{cur.value.value}.{cur.attr.value}", cur)
+                    and self._object_name(cur.value) + "." + cur.attr.value in self.watched \
+                    and self._runs(cur):
+                # `model.forward(x)`: a jitted function an object holds (`self.forward`
+                # in a method the walk entered through `model.method()`).
+                self.emit("call", self._object_name(cur.value) + "." + cur.attr.value, cur)
             if isinstance(cur, cst.Call):
                 calls.append(cur)
             stack.extend(reversed(children(cur)))
@@ -237,13 +240,18 @@ class _Walker:
             if isinstance(call.func, cst.Name):
                 info = model.resolve_function(call.func)
             else:
-                # `sched.decay()` on an object of a class of this file runs that method.
-                info = model.method_of_instance(call.func)
+                # `sched.decay()` on an object of a class of this file runs that method
+                # (with `self` that object), as does `self.helper()` inside it.
+                info = model.method_of_instance(call.func) or model.method_of_self(call.func)
                 if info is not None and info.name in self.watched:
                     info = None
             if info is not None and isinstance(info.node, cst.FunctionDef) and info.enclosing is None \
                     and info.name not in self.watched:
-                self.function(info, depth + 1)
+                obj = None
+                if info.is_method and isinstance(call.func, cst.Attribute) \
+                        and isinstance(call.func.value, cst.Name):
+                    obj = self._object_name(call.func.value)
+                self.function(info, depth + 1, obj)
 
     def _runs(self, name: cst.CSTNode) -> bool:
         """A call of the name, or the name passed to a call that may run it (a callback);
@@ -264,14 +272,24 @@ class _Walker:
                 return True
             node = call  # a wrapped function: does the wrapper run?
 
-    def function(self, info, depth: int) -> None:
+    def function(self, info, depth: int, obj: Optional[str] = None) -> None:
         node = info.node
         if depth > _MAX_DEPTH or node in self._stack:
             return
         self.entered.add(node)
         self._stack.append(node)
+        self._selves.append((info.positional[0], obj) if obj and info.positional else None)
         self._body(node.body, depth)
+        self._selves.pop()
         self._stack.pop()
+
+    def _object_name(self, name: cst.Name) -> str:
+        """The module-level object `name` stands for: itself, or for `self` in a method
+        entered through `obj.method()`, `obj`."""
+        bound = self._selves[-1] if self._selves else None
+        if bound is not None and name.value == bound[0]:
+            return bound[1]
+        return name.value
 
 
 def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,

@@ -83,8 +83,10 @@ class ExternalStateWrite(Rule):
         elif isinstance(target, cst.Subscript):
             # A list, dict or closure holding a tracer fits no array: what it is stored in
             # is a Python container, whatever the model knows of it.
+            # (Only as the whole target: `a[...], b[...] = x, y` writes Pallas refs, element-wise.)
+            sole = isinstance(node, cst.Assign) and any(t.target is target for t in node.targets)
             if self._known_container(target.value) or (
-                    isinstance(value, _HOLDER_VALUES) and holds_tracer(self.model, value)):
+                    sole and isinstance(value, _HOLDER_VALUES) and holds_tracer(self.model, value)):
                 yield from self._write(node, target.value, [value], "item assignment to", target)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             # Only `self.x = ...`: other objects may be built inside the trace.

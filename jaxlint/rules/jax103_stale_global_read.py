@@ -131,7 +131,9 @@ class StaleGlobalRead(Rule):
             bindings = model.scope_of(target.value).lookup(obj)
             if bindings is not None and bindings is model.module_scope.bindings.get(obj):
                 out.append(obj)
-            elif model.class_of_self(target.value) is top.klass and self._stored_on_self(origin):
+            elif self._stored_on_self(origin) and model.class_of_self(target.value) is not None \
+                    and (model.class_of_self(target.value) is top.klass
+                         or top.klass in model.class_of_self(target.value).relatives):
                 # `self.forward = jax.jit(self.apply)`: each module-level instance holds its own.
                 out.extend(self._instances(top.klass))
         return out
