@@ -126,5 +126,3 @@ def confirm(job: Job) -> Verdict:
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
                    f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)
-
-
