@@ -29,7 +29,7 @@ def reuse(marker: str, function=None, previous=None, code="JAX501") -> Finding:
     confirm = {"kind": "prng"}
     if previous is not None:
         confirm["previous_line"] = line_of(previous)
-    fline = line_of(f"def {function}(") if function else None
+    fline = line_of(f"def {function.rsplit('.', 1)[-1]}(") if function else None
     return Finding(path=P, line=line, col=1, end_line=line, end_col=1, code=code, message="",
                    function=function, function_line=fline, confirm=confirm)
 
@@ -40,6 +40,7 @@ CASES = {
     "loop-helper": reuse("DECOY loop-helper", code="JAX502"),
     "jitted": reuse("REAL jitted", "noisy_pair", previous="a = x + jax.random.normal(key"),
     "jitted-calls": reuse("DECOY jitted-calls", "noisy", code="JAX502"),
+    "hoisted": reuse("REAL hoisted", "fixed_noise_loss.body", code="JAX502"),
 }
 
 
@@ -79,3 +80,10 @@ def test_a_jitted_function_called_with_a_new_key_each_time(got):
     v = got["jitted-calls"]
     assert v["verdict"] == "not reproduced", v
     assert "at import" in v["evidence"], v
+
+
+def test_a_loop_draw_the_run_made_once_is_not_called_not_reproduced(got):
+    # Under grad the constant-key draw is hoisted out of the fori_loop: the program's run drew
+    # once, so nothing shows whether the iterations share it; never "not reproduced".
+    v = got["hoisted"]
+    assert v["verdict"] != "not reproduced", v

@@ -114,11 +114,11 @@ def _patch_random(state: State, jax) -> None:
         return [round(v, 4) if isinstance(v, float) else v
                 for v in np.asarray(x).ravel()[:_HEAD].tolist()]
 
-    def record(name, lines, bits, head, order):
+    def record(name, lines, bits, head, order, traced=False):
         head, order = numbers(head), numbers(order)
         state["draws"].append({"fn": name, "line": lines[0], "lines": lines,
                                "key": str(numbers(bits)), "value": str(head[:3]), "head": head,
-                               "order": order})
+                               "order": order, "traced": traced})
 
     def wrap(name, fn):
         def draw(key, *args, **kwargs):
@@ -138,7 +138,7 @@ def _patch_random(state: State, jax) -> None:
                     record(name, lines, bits, head, order)
                 elif state.get("traced_draws"):
                     # Runs when the program's compiled computation runs, with its values.
-                    jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o),
+                    jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o, True),
                                        bits, head, order)
             except Exception:  # noqa: BLE001 - an odd key or a transform without callbacks
                 pass

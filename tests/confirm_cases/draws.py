@@ -50,3 +50,13 @@ def noisy(key, x):
 
 for k in jax.random.split(jax.random.key(4), 2):
     noisy(k, jnp.zeros(3))
+
+
+def fixed_noise_loss(p):
+    def body(i, total):
+        noise = jax.random.normal(jax.random.key(5), (2,))  # REAL hoisted: one draw under grad
+        return total + jnp.sum(p * noise)
+    return jax.lax.fori_loop(0, 4, body, 0.0)
+
+
+jax.grad(fixed_noise_loss)(1.0)

@@ -23,7 +23,8 @@ def _where(draw: dict) -> str:
 
 def _same_numbers(a: dict, b: dict, field: str = "head") -> bool:
     """The first numbers of both draws agree: the same sampler on the same key gives the
-    same leading numbers whatever the shape (threefry counts per element)."""
+    same leading numbers whatever the shape (threefry counts per element, as
+    jax_threefry_partitionable does, on by default in jax 0.10.2; without it they differ)."""
     ha, hb = a.get(field), b.get(field)
     if ha is None or hb is None:
         return a["value"] == b["value"]
@@ -48,7 +49,19 @@ def confirm(job: Job) -> Verdict:
     draws = [d for d in state["import_draws"]]
     how, shapes = "at import", ""
     flagged = set(range(job.line, job.end_line + 1))
-    if not any(flagged & set(_lines(d)) for d in draws) and job.f.get("function"):
+    previous = job.confirm.get("previous_line")
+    previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
+    # The line drawing again (a loop): one draw of a compiled computation compares nothing, as
+    # a draw from a constant key runs once however many iterations use it (grad hoists it out
+    # of the loop); one draw run as Python ran it shows the line drew once.
+    again = previous is None or previous in flagged
+
+    def lone_traced(ds) -> bool:
+        at = [d for d in ds if flagged & set(_lines(d))]
+        return again and len(at) == 1 and at[0].get("traced", False)
+
+    if (lone_traced(draws) or not any(flagged & set(_lines(d)) for d in draws)) \
+            and job.f.get("function"):
         entry = job.entry()
         sig, is_method, static, _, eager = job.callables(entry)
         how, last = f"calling {job.f.get('function')} without jit", None
@@ -69,11 +82,12 @@ def confirm(job: Job) -> Verdict:
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
                        shapes)
+    if lone_traced(draws):
+        return verdict(COULD_NOT_RUN, f"line {job.line} drew once: nothing to compare",
+                       f"tried {how}", shapes)
     # The flagged sites: the earlier draw the rule names (`previous_line`: a draw there, or in
     # what that line calls), else the flagged line itself drawing again (a loop). A key equal
     # to some other draw's proves nothing.
-    previous = job.confirm.get("previous_line")
-    previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
     for d in here:
         for other in draws:
             if other is d or other["key"] != d["key"]:
@@ -113,5 +127,3 @@ def confirm(job: Job) -> Verdict:
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
                    f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)
-
-

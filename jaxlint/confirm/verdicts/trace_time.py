@@ -165,8 +165,6 @@ def confirm_print(job: Job) -> Verdict:
     return concrete_runs(job, body)
 
 
-
-
 def _print_uncached(job: Job, entry, fplan: dict) -> Verdict:
     """A function the program only vmaps: no trace cache, so the print runs on every call, and
     a jitted run (once in N calls) is not what the program does. One call under jax.vmap, its
