@@ -24,8 +24,6 @@ NOT_CONFIRMED = {
                        "one call cannot show a batch reused",
     ("JAX501", 2, 16): "one key passed to two parameters of init: the draws run in init and apply, and "
                        "confirm compares the jax.random calls at the flagged line only",
-    ("JAX501", 3, 9): "confirm saw no two draws at lines 7 and 9 share a key (from a key split off a typed "
-                      "key); the page's own run prints the repeat; not investigated further",
     ("JAX502", 5, 22): "the draw runs in Model.apply under jit, reached through train_step's nested loss: "
                        "at import confirm sees tracers, and the flagged line makes no draw itself",
     ("JAX703", 3, 5): "the index is an index array (`np.array([13])`): confirm's recipe watches indexing "

@@ -64,10 +64,19 @@ def _printed_tracers(job: Job):
                 leaves = jax.tree_util.tree_leaves(value)
             except Exception:  # noqa: BLE001 - an odd object: not a tracer
                 continue
-            tracer = next((x for x in leaves if isinstance(x, jax.core.Tracer)), None)
+            tracer = next((x for x in leaves if _hides_values(x)), None)
             if tracer is not None:
                 return len(probe.hits), name, tracer
     return None
+
+
+def _hides_values(value) -> bool:
+    """A tracer whose printed form holds no values. Under `grad` or `jvp` alone the tracer
+    carries its concrete primal and prints it (`GradTracer(primal=1.0, ...)`) on every call:
+    the values are shown, as the page's fine example says; under jit or vmap they are not."""
+    while isinstance(value, jax.core.Tracer) and hasattr(value, "primal") and hasattr(value, "tangent"):
+        value = value.primal
+    return isinstance(value, jax.core.Tracer)
 
 
 def _printed_names(job: Job) -> set[str]:
