@@ -594,7 +594,11 @@ class FileModel:
         if not isinstance(expr.value, cst.Name):
             return None
         klass = self.class_of_self(expr.value)
-        attr = expr.attr.value
+        return self._class_attribute_targets(klass, expr.attr.value)
+
+    def _class_attribute_targets(self, klass, attr: str) -> Optional[list[cst.Attribute]]:
+        """The targets of every `self.<attr> = value` in `klass` and the classes related to it;
+        None when the attribute is also written some other way, or is a method."""
         if klass is None or attr in self.foreign_attribute_writes or "*" in self.foreign_attribute_writes:
             return None
         out = []
@@ -629,15 +633,7 @@ class FileModel:
         if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
             return None
         klass = self.resolve_class(node.value.func)
-        attr = expr.attr.value
-        if klass is None or attr in self.foreign_attribute_writes or "*" in self.foreign_attribute_writes:
-            return None
-        out = []
-        for rel in klass.relatives or (klass,):
-            if attr in rel.attributes_unfollowed or "*" in rel.attributes_unfollowed or attr in rel.methods:
-                return None
-            out.extend(rel.attribute_sites.get(attr, ()))
-        return out or None
+        return self._class_attribute_targets(klass, expr.attr.value)
 
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
