@@ -625,27 +625,26 @@ class FileModel:
             out.append(assign.value)
         return out
 
-    def _instance_attribute_targets(self, expr: cst.Attribute) -> Optional[list[cst.Attribute]]:
-        bindings = self.scope_of(expr.value).lookup(expr.value.value)
+    def _instance_class(self, name: cst.Name):
+        """The class of this file that `name` is an instance of, where `name = Cls(...)` is its
+        one binding; None otherwise."""
+        bindings = self.scope_of(name).lookup(name.value)
         if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
             return None
         node = bindings[0].node
         if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
             return None
-        klass = self.resolve_class(node.value.func)
+        return self.resolve_class(node.value.func)
+
+    def _instance_attribute_targets(self, expr: cst.Attribute) -> Optional[list[cst.Attribute]]:
+        klass = self._instance_class(expr.value)
         return self._class_attribute_targets(klass, expr.attr.value)
 
     def method_of_instance(self, expr: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The method `obj.name` refers to, where `obj = Cls(...)` of a class in this file."""
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
             return None
-        bindings = self.scope_of(expr.value).lookup(expr.value.value)
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
-            return None
-        node = bindings[0].node
-        if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
-            return None
-        klass = self.resolve_class(node.value.func)
+        klass = self._instance_class(expr.value)
         if klass is None:
             return None
         return self.class_method(klass, expr.attr.value)
