@@ -16,6 +16,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.engine.model import children, walk
+from jaxlint.engine.scopes import target_names
 
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
@@ -282,7 +283,7 @@ def checks_each_case(model, loop: cst.CSTNode) -> bool:
         for target in targets:
             if not isinstance(target, (cst.Name, cst.Tuple, cst.List)):
                 return False  # a store into an object or container that outlives the pass
-            for name in _names(target):
+            for name in (n.value for n in target_names(target)):
                 bindings = scope.lookup(name) or []
                 if any(b.order < model.order[loop] for b in bindings):
                     return False  # carried: the pass updates a value the next one reads
@@ -299,16 +300,6 @@ def _is_check_call(expr: cst.BaseExpression) -> bool:
     func = expr.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
     return isinstance(name, str) and name.lower().startswith("assert")
-
-
-def _names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            yield from _names(el.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _names(target.value)
 
 
 def repeats_over_steps(model, node: cst.CSTNode) -> bool:
