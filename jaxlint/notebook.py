@@ -314,7 +314,7 @@ def cell_sources(path: str) -> dict[int, str]:
 
 
 def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
-    from jaxlint.linter import FileResult, lint_text
+    from jaxlint.linter import FileResult, lint_text, needs_analysis
 
     result = FileResult(path)
     if data is None:
@@ -329,6 +329,10 @@ def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
         return result
     if nb.language != "python":
         return result  # an R or Julia notebook: nothing for jaxlint
+    if not needs_analysis("\n".join(line for cell in nb.cells for line in cell.python), settings):
+        # As for a module: a notebook whose code never mentions jax has no findings, and the
+        # cells it cannot parse (C or MATLAB listings kept in notes) are not reported either.
+        return result
     lines: list[str] = []
     where: list[tuple[int, int, int]] = []  # per module line: (cell, line in cell, offset)
     for cell in nb.cells:

@@ -139,6 +139,16 @@ def test_a_cell_with_a_syntax_error_is_skipped_alone(tmp_path):
     assert (d.cell, d.line, d.col) == (2, 1, 12)
 
 
+def test_a_notebook_whose_code_never_mentions_jax_is_skipped_like_a_module(tmp_path):
+    # Notes that keep C or MATLAB listings in code cells: a .py file that never mentions jax
+    # is not parsed, so neither are these cells; the same cell beside jax code is reported.
+    listing = "int main(int argc, char** argv){\n  return 0;\n}\n"
+    notes = _notebook(tmp_path, ("markdown", "# Cluster basics"), listing, "print(1)\n", name="notes.ipynb")
+    assert lint_notebook(str(notes), Settings()).diagnostics == []
+    with_jax = _notebook(tmp_path, "import jax\n", listing, name="jax.ipynb")
+    assert [d.code for d in lint_notebook(str(with_jax), Settings()).diagnostics] == ["E999"]
+
+
 def test_a_cells_syntax_error_is_located_in_its_cell_in_json(tmp_path):
     # Tools that read the JSON (and the ledger) need the cell and the line in it, not row 1.
     path = _notebook(tmp_path, "import jax\n", "x = 1\nloss = # FINISH ME\n")
@@ -254,6 +264,6 @@ def test_percent_inside_brackets_is_python_not_a_magic(tmp_path):
     _, result = _found(path)
     assert result.diagnostics == []
     # A magic after the brackets close is still a magic.
-    broken = _notebook(tmp_path, "x = (1,\n     2)\n%matplotlib inline\nprint(x %)\n", name="b.ipynb")
+    broken = _notebook(tmp_path, "import jax\n", "x = (1,\n     2)\n%matplotlib inline\nprint(x %)\n", name="b.ipynb")
     _, result = _found(broken)
     assert [d.code for d in result.diagnostics] == ["E999"] and "line 4" in result.diagnostics[0].message
