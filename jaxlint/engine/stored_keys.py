@@ -17,7 +17,7 @@ from jaxlint.engine.keyflow import (
     _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument,
 )
 from jaxlint.engine.model import FileModel, walk
-from jaxlint.jax_api import KEY_CONSTRUCTORS, RANDOM_SAMPLERS, RANDOM_SPLITTERS
+from jaxlint.jax_api import KEY_CONSTRUCTORS, RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS
 
 
 def stored_key_findings(flow) -> list[KeyFinding]:
@@ -45,7 +45,10 @@ def stored_key_findings(flow) -> list[KeyFinding]:
         repeat = KeyUse(call, draw.key, draw.base, draw.kind, model.module.code_for_node(call.func),
                         model.function_of(call), model.order[call])
         anchor = flow._anchor(call)
-        if anchor is None or not (_mixed_in(model, draw) or flow.repeats_meet(repeat, loop, anchor=anchor)):
+        # A key the function closes over may be a fixed evaluation stream (the same noise to
+        # score each epoch by): only numbers that meet across iterations are repeats.
+        mixed = _mixed_in(model, draw) and not _closed_over(model, draw)
+        if anchor is None or not (mixed or flow.repeats_meet(repeat, loop, anchor=anchor)):
             continue  # a maker of inputs, whose each call's numbers are used on their own
         reported.add(draw)
         out.append(KeyFinding("JAX502", draw, None, loop, through=repeat))
@@ -78,6 +81,11 @@ def _new_receiver(model: FileModel, call: cst.Call, callee: FunctionInfo, loop: 
         return True
     bindings = model.scope_of(call).lookup(obj.value) or []
     return any(b.node is loop or loop in set(model.ancestors(b.node)) for b in bindings)
+
+
+def _closed_over(model: FileModel, draw: KeyUse) -> bool:
+    """The draw's key was made outside its function (`_outside_key`)."""
+    return draw.seed is not None and model.function_of(draw.seed) is not draw.function
 
 
 def _mixed_in(model: FileModel, draw: KeyUse) -> bool:
@@ -133,26 +141,77 @@ def _fixed_seed_draws(model: FileModel) -> dict:
     out: dict = {}
     for call in model.nodes(cst.Call):
         q = model.qualname(call.func)
+        func = model.function_of(call)
+        if func is not None and not func.is_lambda and func not in out:
+            applied = _noisy_apply_key(model, func, call)
+            if applied is not None:
+                key, made = applied
+                out[func] = KeyUse(call, key.value, key.value, KeyEvent.SAMPLE,
+                                   model.module.code_for_node(call.func), func, model.order[call], seed=made)
+                continue
         if q not in RANDOM_SAMPLERS and q not in RANDOM_SPLITTERS:
             continue
-        func = model.function_of(call)
         arg = _key_argument(call)
         if func is None or func.is_lambda or func in out or arg is None:
             continue
         made = arg
         if isinstance(arg, cst.Name):
-            bindings = func.scope.bindings.get(arg.value, [])
-            values = model.assigned_values(arg)
-            if len(bindings) != 1 or values is None or len(values) != 1:
-                continue
-            made = values[0]
-        if not isinstance(made, cst.Call) or model.qualname(made.func) not in KEY_CONSTRUCTORS \
-                or not made.args or not _outside_seed(model, func, made.args[0].value):
+            made = _outside_key(model, func, arg)
+            if made is None:
+                bindings = func.scope.bindings.get(arg.value, [])
+                values = model.assigned_values(arg)
+                if len(bindings) != 1 or values is None or len(values) != 1:
+                    continue
+                made = values[0]
+                if not _constructed(model, made) or not _outside_seed(model, func, made.args[0].value):
+                    continue
+        elif not _constructed(model, made) or not _outside_seed(model, func, made.args[0].value):
             continue
         kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
         key = model.module.code_for_node(arg)
         out[func] = KeyUse(call, key, key, kind, q, func, model.order[call], seed=made)
     return out
+
+
+def _noisy_apply_key(model: FileModel, func: FunctionInfo, call: cst.Call):
+    """`(key, PRNGKey call)` for a model applied with noise switched on, from a key made
+    outside the function: `m.apply(params, x, training=True, rngs={"dropout": dropout_rng})`.
+    flax draws the dropout masks from the `rngs` it is given, so a fixed key gives the same
+    masks on every call. The flag that turns the noise on must be written at the call."""
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "apply":
+        return None
+    options = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    noisy = any(name in options and isinstance(options[name], cst.Name)
+                and options[name].value == str(not off) for name, off in RANDOMNESS_OFF_FLAGS.items())
+    rngs = options.get("rngs")
+    if not noisy or rngs is None:
+        return None
+    keys = [e.value for e in rngs.elements if isinstance(e, cst.DictElement)] if isinstance(rngs, cst.Dict) else [rngs]
+    for key in keys:
+        if isinstance(key, cst.Name):
+            made = _outside_key(model, func, key)
+            if made is not None:
+                return key, made
+    return None
+
+
+def _constructed(model: FileModel, made) -> bool:
+    """`made` is a key built from a seed: `PRNGKey(seed)`, `key(seed)`."""
+    return isinstance(made, cst.Call) and model.qualname(made.func) in KEY_CONSTRUCTORS and bool(made.args)
+
+
+def _outside_key(model: FileModel, func: FunctionInfo, key: cst.Name) -> Optional[cst.Call]:
+    """The `PRNGKey(seed)` call behind a key the function reads from outside, when that is
+    its one binding and nothing rebinds it: `dropout_rng = PRNGKey(42)` at module level,
+    or in the factory that made the closure. Whatever its seed, every call of the
+    function gets that same key."""
+    if key.value in func.scope.bindings or key.value in model.global_writes:
+        return None
+    bindings = model.scope_of(key).lookup(key.value) or []
+    values = model.assigned_values(key)
+    if len(bindings) != 1 or not values or len(values) != 1 or not _constructed(model, values[0]):
+        return None
+    return values[0]
 
 
 def _outside_seed(model: FileModel, func: FunctionInfo, seed: cst.BaseExpression) -> bool:

@@ -114,7 +114,11 @@ class PrngKeyReuseInLoop(Rule):
         loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
             "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
         action = "draws the same random numbers" if draw.kind == "sample" else "makes the same subkeys"
-        if draw.seed is not None:
+        if draw.seed is not None and self.model.function_of(draw.seed) is not draw.function:
+            why = (f"`{draw.key}` is the one key made on line {self.model.line_of(draw.seed)} "
+                   f"(`{self.source(draw.seed)}`) and nothing rebinds it")
+            fix = "split a new key in the loop and pass it to each call as an argument"
+        elif draw.seed is not None:
             why = (f"`{draw.key}` is rebuilt from the same seed on each call "
                    f"(`{self.source(draw.seed)}`)")
             fix = (f"pass a new key to each call (split one in the loop) instead of building it "
@@ -123,7 +127,9 @@ class PrngKeyReuseInLoop(Rule):
             why = f"only `__init__` sets `{draw.key}`"
             fix = (f"pass a new key to each call (split one in the loop), or split the stored key "
                    f"and assign the new one back to `{draw.key}`")
-        msg = (f"`{draw.qualname}({draw.key}, ...)` {action} on every call: {why}, and "
+        drawn = (f"`{draw.qualname}({draw.key}, ...)`" if draw.qualname in RANDOM_SAMPLERS | RANDOM_SPLITTERS
+                 else f"`{draw.qualname}(..., rngs=...)` with `{draw.key}`")
+        msg = (f"{drawn} {action} on every call: {why}, and "
                f"`{call.qualname}(...)` runs on every iteration of the {loop} on line "
                f"{self.model.line_of(call.call)}; {fix}")
         return self.report(draw.call, msg, draw.function, key=draw.key, loop=loop)
