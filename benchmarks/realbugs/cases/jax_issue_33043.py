@@ -1,0 +1,44 @@
+# source: https://github.com/jax-ml/jax/issues/33043
+# expect: JAX403
+# line: 34
+# observed: jax 0.10.2 CPU (2 shared cores, load 16.5): Shape.area is traced and compiled once per shape of the sweep (traces: 5, 95-134 ms per call) and a cached call takes 0.02 ms, although area never reads idx: each new idx, a static field, is a new jit cache key
+# batch: 9
+import time
+from dataclasses import dataclass, field
+
+import jax
+import jax.numpy as jnp
+
+TRACES = 0
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class Shape:
+    length: jax.Array
+    idx: int = field(default=1, metadata={"static": True})
+
+    @staticmethod
+    @jax.jit
+    def area(shape: "Shape") -> jax.Array:
+        global TRACES
+        TRACES += 1
+        return shape.length * shape.length
+
+
+def sweep(lengths):
+    areas = []
+    for idx, length in enumerate(lengths):
+        s = Shape(jnp.asarray(length), idx)
+        start = time.perf_counter()
+        areas.append(s.area(s).block_until_ready())
+        print(f"shape {idx}: {1e3 * (time.perf_counter() - start):.2f} ms")
+    return areas
+
+
+sweep([10.0, 11.0, 12.0, 13.0, 14.0])
+print("traces:", TRACES)
+s = Shape(jnp.asarray(2.0), 4)
+start = time.perf_counter()
+s.area(s).block_until_ready()
+print(f"cached: {1e3 * (time.perf_counter() - start):.2f} ms")
