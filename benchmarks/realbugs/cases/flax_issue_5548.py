@@ -87,9 +87,9 @@ def train_one_epoch(gen_params, dis_opt, batches):
     return jax.lax.scan(step, dis_opt, batches)
 
 
-key = jax.random.PRNGKey(0)
-gen_params = jax.random.normal(key, (16, 16)) * 0.1
-batches = jax.random.normal(key, (4, 8, 16))
+key, gen_key, batch_key = jax.random.split(jax.random.PRNGKey(0), 3)
+gen_params = jax.random.normal(gen_key, (16, 16)) * 0.1
+batches = jax.random.normal(batch_key, (4, 8, 16))
 
 jax.config.update("jax_log_compiles", True)
 for epoch in range(3):
