@@ -279,16 +279,23 @@ SIZE_DEPENDENT_FUNCTIONS: dict[str, SizeArgument] = {
     "jax.numpy.bincount": SizeArgument("length", not_enough="minlength"),
 }
 
-#: NumPy functions that work on a tracer because NumPy hands them to the array's
-#: own method (`np.sum(x)` calls `x.sum()`), or only read static metadata.
-NUMPY_TRACER_SAFE: frozenset[str] = frozenset(
+#: NumPy functions that work on a tracer because NumPy hands them to the array's own
+#: method (`np.sum(x)` calls `x.sum()`): the result is a tracer too. Checked under jax
+#: 0.10.2 with numpy 2.4 inside `jax.jit`; `np.clip`, `np.nonzero`, `np.ptp`, `np.trace`
+#: and `np.diagonal` convert the array instead and raise TracerArrayConversionError.
+NUMPY_TO_ARRAY_METHOD: frozenset[str] = frozenset(
     f"numpy.{n}" for n in (
         "sum", "mean", "prod", "max", "min", "amax", "amin", "all", "any", "std", "var",
-        "argmax", "argmin", "cumsum", "cumprod", "round", "around", "clip", "reshape",
-        "transpose", "squeeze", "take", "repeat", "nonzero", "ptp", "trace", "diagonal",
-        "swapaxes", "argsort", "shape", "ndim", "size", "result_type", "dtype", "iinfo", "finfo",
-        "issubdtype", "isscalar", "broadcast_shapes", "promote_types",
+        "argmax", "argmin", "cumsum", "cumprod", "round", "around", "reshape", "transpose",
+        "squeeze", "take", "repeat", "swapaxes", "argsort",
     ))
+#: NumPy functions that work on a tracer because they read only static metadata.
+NUMPY_METADATA: frozenset[str] = frozenset(
+    f"numpy.{n}" for n in (
+        "shape", "ndim", "size", "result_type", "dtype", "iinfo", "finfo", "issubdtype",
+        "isscalar", "broadcast_shapes", "promote_types",
+    ))
+NUMPY_TRACER_SAFE: frozenset[str] = NUMPY_TO_ARRAY_METHOD | NUMPY_METADATA
 
 #: Functions that take a shape (or sizes) and need it concrete under jit. The value
 #: says which arguments hold sizes, and the error JAX raises when one is traced.
