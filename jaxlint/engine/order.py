@@ -196,6 +196,12 @@ class _Walker:
     def _write(self, stmt: cst.CSTNode, target: cst.CSTNode) -> None:
         for name in self.writes.get(id(stmt), ()):
             self.emit("write", name, stmt)
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            # `self.fn = fn` in a setter the walk entered through `model.assign_fn(...)`
+            # writes `model.fn`.
+            obj = self._object_name(target.value)
+            if obj != target.value.value:
+                self.emit("write", f"{obj}.{target.attr.value}", stmt)
 
     def _fresh(self, name: str, node: cst.CSTNode) -> None:
         if name in self.watched:

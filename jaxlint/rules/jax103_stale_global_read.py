@@ -20,7 +20,7 @@ class StaleGlobalRead(Rule):
         model = self.model
         writes = self._rebinding_writes()
         attributes = attribute_writes(model)
-        if not writes and not attributes:
+        if not writes and not attributes and not self._static_self_methods():
             return
         reads = []
         for node in model.nodes(cst.Name):
@@ -86,11 +86,11 @@ class StaleGlobalRead(Rule):
         as a bound method of a module-level object (`calc = jit(c.calc)`). Yields
         (node, function, jitted function, "obj.name", obj or None)."""
         model = self.model
-        if not attributes:
+        if not attributes and not self._static_self_methods():
             return
+        static_self = self._static_self_methods()
         for node in model.nodes(cst.Attribute):
-            if not isinstance(node.value, cst.Name) or not self._is_load(node.value) \
-                    or self._is_called(node):
+            if not isinstance(node.value, cst.Name) or not self._is_load(node.value):
                 continue
             func = trace_time_function(model, node, "cached")
             if func is None:
@@ -102,6 +102,15 @@ class StaleGlobalRead(Rule):
                 continue
             attr = node.attr.value
             obj = node.value.value
+            if top in static_self and model.class_of_self(node.value) is not None:
+                # `self.fn(x)` in a method jitted with `self` static: the cache keeps the
+                # instance as its key, so a change in place finds the old trace again.
+                if not any(attr in k.methods for k in (top.klass, *top.klass.relatives)):
+                    for owner in self._instances(top.klass):
+                        yield node, func, top, f"{owner}.{attr}", owner
+                continue
+            if self._is_called(node):
+                continue
             bindings = model.scope_of(node.value).lookup(obj)
             if bindings is not None and bindings is model.module_scope.bindings.get(obj):
                 if f"{obj}.{attr}" in attributes:
@@ -113,6 +122,20 @@ class StaleGlobalRead(Rule):
             for owner in self._bound_objects(top):
                 if f"{owner}.{attr}" in attributes:
                     yield node, func, top, f"{owner}.{attr}", owner
+
+    def _static_self_methods(self) -> set:
+        """Methods jitted with `self` static (`@partial(jax.jit, static_argnums=0)`) of a
+        class of this file whose instances can be changed in place (`_plain_class`)."""
+        if not hasattr(self, "_static_self"):
+            self._static_self = set()
+            for info in self.model.functions:
+                klass = info.klass
+                if klass is None or not info.positional or not any(
+                        c.cached and info.positional[0] in c.static for c in info.contexts.values()):
+                    continue
+                if all(_plain_class(k) for k in (klass, *klass.relatives)):
+                    self._static_self.add(info)
+        return self._static_self
 
     def _bound_objects(self, top) -> list[str]:
         """Module-level objects whose bound method `top` is jitted as: `c` in `jit(c.calc)`."""
@@ -172,6 +195,8 @@ class StaleGlobalRead(Rule):
         bound method: `calc = jit(c.calc)`)."""
         model = self.model
         names = set() if obj is not None else {top.name}
+        if obj is not None and top in self._static_self_methods():
+            names.add(f"{obj}.{top.name}")  # `model.wrapper(x)`
         if obj is not None:
             # `obj.forward(x)` where a method stored `self.forward = jax.jit(self.<top>)`.
             for origin, ctx in top.contexts.items():
@@ -216,3 +241,16 @@ class StaleGlobalRead(Rule):
                 return True
             child = anc
         return True
+
+
+def _plain_class(klass) -> bool:
+    """A class of this file whose instances can be changed in place: no pytree, frozen
+    dataclass or decorator, and no base class from outside the file. Its own `__hash__`
+    does not help: jit's cache keeps the instance itself as the key, so after an in-place
+    change the old entry matches it again (checked under jax 0.10.2)."""
+    node = klass.node
+    if klass.pytree or klass.library or klass.unhashable or klass.frozen_dataclass or node.decorators:
+        return False
+    local = {k.name for k in klass.relatives}
+    return all(isinstance(base.value, cst.Name) and (base.value.value in local or base.value.value == "object")
+               for base in node.bases)
