@@ -76,6 +76,20 @@ def test_root_without_marker_stops_at_a_folder_of_projects(tmp_path):
     assert project.project_root(str(tmp_path / "repo_b" / "lib"), str(tmp_path)) == str(tmp_path / "repo_b")
 
 
+@pytest.mark.parametrize("files,codes", [
+    ({"src/pkg/sub/times.py": ENABLE, "src/pkg/sub/model.py": "from pkg.sub.times import t\n" + MODEL}, []),
+    ({"src/pkg/cli/run.py": ENABLE + "from pkg.sub import model\n", "src/pkg/sub/model.py": MODEL}, []),
+    ({"src/pkg/cli/run.py": ENABLE + "from pkg.sub import other\n", "src/pkg/sub/model.py": MODEL}, ["JAX702"]),
+])
+def test_src_layout_without_project_file(tmp_path, files, codes):
+    # The root found is the package folder itself (`src/` holds no files): its modules
+    # are still imported as `pkg.sub.model`.
+    _write(tmp_path, {"src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/cli/__init__.py": "",
+                      "src/pkg/sub/other.py": "", **files})
+    assert project.project_root(str(tmp_path / "src" / "pkg" / "sub"), str(tmp_path)) == str(tmp_path / "src" / "pkg")
+    assert _codes(tmp_path, "src/pkg/sub/model.py") == codes
+
+
 def test_notebook_enabling_x64_with_a_magic(tmp_path):
     import json
 

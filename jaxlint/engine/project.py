@@ -207,7 +207,23 @@ def _module_name(path: str, root: str) -> str:
     parts = [p for p in os.path.splitext(rel)[0].split(os.sep) if p not in ("", ".", "..")]
     if parts and parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    return ".".join(_enclosing_packages(root) + parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _enclosing_packages(root: str) -> list[str]:
+    """The packages a root directory sits in (`src/pkg` holding an `__init__.py` -> [pkg]):
+    a root found inside a package (a `src/` layout with no project file) names its
+    modules the way their imports do (`from pkg.sub import mod`)."""
+    names: list[str] = []
+    d = root
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        names.insert(0, os.path.basename(d))
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return names
 
 
 _FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)", re.MULTILINE)

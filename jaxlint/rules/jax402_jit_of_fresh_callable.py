@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
-from jaxlint.engine.model import walk
+from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
 from jaxlint.jax_api import EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
@@ -61,6 +61,8 @@ class JitOfFreshCallable(Rule):
             return
         if loop is not None and (rc.checks_each_case(model, loop) or rc.makes_up_a_shortfall(model, loop)):
             return  # one compile per test case, or per pass of a loop that runs once or twice
+        if loop is not None and self._latched(created, loop):
+            return
         what, fun_name = fresh
         # What a factory returns is followed to its callers: `step = make_step(cfg)` then
         # `step(x)` in the loop that calls the factory.
@@ -191,6 +193,8 @@ class JitOfFreshCallable(Rule):
                 if rc.loop_body_contains(loop, node, model):
                     for t in node.targets:
                         changing |= {n.value for n in target_names(t.target)}
+                        if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name):
+                            changing.add(t.target.value.value)  # `config[k] = v`: what `config` holds
         elif owner is not None:
             changing |= set(owner.all_params) - {owner.positional[0] if owner.is_method and owner.positional else ""}
             changing -= self._same_at_every_call(owner)
@@ -215,7 +219,7 @@ class JitOfFreshCallable(Rule):
             return any(isinstance(n, cst.Name) and n.value in changing - own
                        and (n.value in static or model.value(n).static) for n in walk(target.body))
         if isinstance(target, cst.Call):
-            parts = [a.value for a in target.args[1:]]
+            parts = _bound_values(model, target)
         elif isinstance(target, cst.Lambda):
             parts = [target.body]
             info = model.function_info(target)
@@ -224,6 +228,22 @@ class JitOfFreshCallable(Rule):
         else:
             return False
         return any(_reads(part, changing) for part in parts)
+
+    def _latched(self, created, loop) -> bool:
+        """`if review and not ready: step = jax.pmap(...); ready = True`: the branch that
+        wraps sets a name its own test reads, and nothing else in the loop sets it, so
+        the branch runs once per run of the loop (a latch), not on every pass."""
+        model = self.model
+        for branch in model.ancestors(created):
+            if branch is loop:
+                return False
+            if not isinstance(branch, cst.If) or not rc.loop_body_contains(branch.body, created, model):
+                continue
+            tested = {n.value for n in walk(branch.test) if isinstance(n, cst.Name)}
+            latches = tested & _rebound_in(branch.body)
+            if latches and not latches & _rebound_in(loop.body, skip=branch.body):
+                return True
+        return False
 
     def _bound_method(self, attr: cst.Attribute) -> bool:
         model = self.model
@@ -266,6 +286,35 @@ def _invariant(expr: cst.BaseExpression, changing: set[str]) -> bool:
     while isinstance(expr, cst.Attribute):
         expr = expr.value
     return isinstance(expr, cst.Name) and expr.value not in changing
+
+
+def _bound_values(model, target: cst.Call) -> list[cst.BaseExpression]:
+    """What a wrapped call builds its function from: `partial(f, a, b)` -> a, b; through
+    transforms, `jax.vmap(make_train(config))` -> config (a factory's arguments)."""
+    q = model.qualname(target.func)
+    if q in PARTIAL:
+        return [a.value for a in target.args[1:]]
+    if transform_for(model, q) is not None:
+        inner = rc.wrapped_callable(target)
+        options = [a.value for a in target.args if a.value is not inner]
+        return options + (_bound_values(model, inner) if isinstance(inner, cst.Call) else [])
+    return [a.value for a in target.args]
+
+
+def _rebound_in(node: cst.CSTNode, skip: Optional[cst.CSTNode] = None) -> set[str]:
+    """Names a block rebinds anywhere inside it (leaving out the block `skip`)."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is skip:
+            continue
+        if isinstance(n, cst.AssignTarget):
+            names |= {t.value for t in target_names(n.target)}
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            names |= {t.value for t in target_names(n.target)}
+        stack.extend(children(n))
+    return names
 
 
 def _reads(expr: cst.CSTNode, names: set[str]) -> bool:

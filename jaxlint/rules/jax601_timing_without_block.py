@@ -52,7 +52,8 @@ class TimingWithoutBlock(Rule):
             region = [c for c in calls if first <= model.order[c] < end
                       and c not in stop_ancestors]
             work = self._last_work(region, model.function_of(start))
-            if work is None or self._blocked(work, region) or self._blocks_each_round(start, stop, calls):
+            if work is None or self._blocked(work, region) or self._blocks_each_round(start, stop, calls) \
+                    or self._times_compile(work):
                 continue
             if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop):
                 continue
@@ -95,13 +96,67 @@ class TimingWithoutBlock(Rule):
             magic = comment.value.rsplit(TIMED_MARKER, 1)[1].strip()
             region = [c for c in calls if line in set(model.ancestors(c))]
             work = self._last_work(region, model.function_of(line))
-            if work is None or self._blocked(work, region) or not self._dispatches_when_called(work):
+            if work is None or self._blocked(work, region) or not self._dispatches_when_called(work) \
+                    or self._times_compile(work):
                 continue
             yield self._with_fix(self.report(
                 work, f"`%{magic}` times `{self.source(work)}`, which returns as soon as the work is "
                       f"dispatched: JAX runs asynchronously, so it measures only the dispatch, not the "
                       f"computation; time `{self.source(work)}.block_until_ready()`",
                 model.function_of(line), work=self.source(work)), work)
+
+    def _times_compile(self, work: cst.Call) -> bool:
+        """The first call of a function jitted in the same scope, timed when the file later
+        waits for a call of the same function: a compile-time / run-time pair. Compiling
+        is synchronous, so the first timer holds the compile; the run is timed, blocked,
+        by the second, and the execution still pending at the first belongs to neither."""
+        model = self.model
+        func = work.func
+        if not isinstance(func, cst.Name) or model.in_loop(work) is not None:
+            return False
+        binding = model.binding_in_effect(func)
+        if binding is None or not self._compiles(binding) \
+                or model.function_of(binding.node) is not model.function_of(work):
+            return False
+        same = [c for c in model.calls_named(func.value)
+                if c is not work and model.binding_in_effect(c.func) is binding]
+        if any(model.order[c] < model.order[work] for c in same) or self._passed_before(func, binding, work):
+            return False
+        return any(model.order[c] > model.order[work] and self._waited_for(c) for c in same)
+
+    def _compiles(self, binding) -> bool:
+        """A `def` under a caching jit decorator, or `f = jax.jit(g)`."""
+        if binding.function is not None:
+            return any(c.via == "decorator" and c.cached for c in binding.function.contexts.values())
+        value = getattr(binding.node, "value", None)
+        transform = TRANSFORMS.get(self.model.qualname(value.func)) if isinstance(value, cst.Call) else None
+        return transform is not None and transform.cached
+
+    def _passed_before(self, func: cst.Name, binding, work: cst.Call) -> bool:
+        """A read of the name before `work` that is not a call (`g = f`, `vmap(f)`): it may
+        have run, and compiled, already."""
+        model = self.model
+        for name in model.nodes(cst.Name):
+            if name.value != func.value or model.order[name] >= model.order[work] \
+                    or model.order[name] <= model.order[binding.node]:
+                continue
+            parent = model.parent(name)
+            if isinstance(parent, cst.Call) and parent.func is name:
+                continue
+            if model.binding_in_effect(name) is binding:
+                return True
+        return False
+
+    def _waited_for(self, call: cst.Call) -> bool:
+        """`f(x).block_until_ready()` or `jax.block_until_ready(f(x))`: a wait written for a
+        timer (printing a result waits too, but says nothing of timing)."""
+        for anc in self.model.ancestors(call):
+            if not isinstance(anc, cst.Call):
+                continue
+            if isinstance(anc.func, cst.Attribute) and anc.func.attr.value == "block_until_ready" \
+                    or self.model.qualname(anc.func) == "jax.block_until_ready":
+                return True
+        return False
 
     # ------------------------------------------------------------ clock pairs
     def _stop(self, start: cst.Call, clocks: list[cst.Call]) -> Optional[cst.Call]:
