@@ -67,6 +67,28 @@ def function_of_callable(model, expr: cst.BaseExpression, depth: int = 0) -> Opt
     return None
 
 
+def applying_call(model, expr: cst.BaseExpression) -> Optional[cst.Call]:
+    """The call that runs `expr` through transforms applied where it is called:
+    `eqx.filter_value_and_grad(loss_fn)(m, x)` runs `loss_fn` (jit, grad, vmap and
+    `partial` all call the function they wrap when they are called)."""
+    from jaxlint.engine.tracing import PARTIAL, transform_for, wrapped_target
+
+    for _ in range(_DEPTH):
+        parent = model.parent(expr)
+        if isinstance(parent, cst.Arg):
+            wrapper = model.parent(parent)
+            q = model.qualname(wrapper.func) if isinstance(wrapper, cst.Call) else None
+            if q is None or not (transform_for(model, q) is not None or q in PARTIAL) \
+                    or wrapped_target(wrapper) is not expr:
+                return None
+            expr = wrapper
+            continue
+        if isinstance(parent, cst.Call) and parent.func is expr and isinstance(expr, cst.Call):
+            return parent
+        return None
+    return None
+
+
 def instance_class(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[ClassInfo]:
     """The class of this file whose instance `expr` is, where every binding says so."""
     if depth > _DEPTH:

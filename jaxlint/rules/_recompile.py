@@ -15,6 +15,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine.callees import applying_call
 from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
 
@@ -708,6 +709,8 @@ def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name],
         ref_parent = model.parent(ref)
         if isinstance(ref_parent, cst.Call) and ref_parent.func is ref:
             calls.append(ref_parent)
+        elif applying_call(model, ref) is not None:
+            calls.append(applying_call(model, ref))  # `jax.grad(step)(x)` calls `step`
         elif _is_target(model, ref):
             continue
         elif sites is not None and depth < 2 and _returned_position(model, ref) is not None:
