@@ -415,6 +415,9 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
 #: Functions that make a key from a seed: the same seed gives the same key.
 KEY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.random.PRNGKey", "jax.random.key"})
+#: Calls whose result is a key, or an array of keys.
+KEY_MAKERS: frozenset[str] = KEY_CONSTRUCTORS | RANDOM_SPLITTERS | frozenset(
+    {"jax.random.fold_in", "jax.random.clone", "jax.random.wrap_key_data"})
 #: lax loops, whose body function runs once per iteration (by the names trace contexts use).
 LAX_LOOP_BODIES: frozenset[str] = frozenset({"lax.scan", "lax.fori_loop", "lax.while_loop"})
 #: Draws that pick positions: the same key for every leaf of a batch keeps the leaves

@@ -82,6 +82,12 @@ class KeyUse:
     order: int
     # For a key rebuilt on each call of its function: the call that builds it (`PRNGKey(seed)`).
     seed: Optional[cst.Call] = None
+    # For a key that is a parameter's default (`rkey=PRNGKey(3)`): the parameter. Python
+    # builds a default once, when the `def` runs, so each call that omits it shares the key.
+    default_of: Optional[str] = None
+    # For a key rebuilt from a literal seed: the key parameter its function is given and
+    # never reads (`def encode(self, x, rng)` drawing from `key(0)`).
+    unread_key: Optional[str] = None
 
 
 @dataclass(eq=False)

@@ -11,13 +11,21 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.callees import called_function
+from jaxlint.engine.callees import _function_with_param, argument_for, called_function
+from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.keyflow import (
-    _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument,
+    _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument, _unwrapped,
 )
 from jaxlint.engine.model import FileModel, walk
-from jaxlint.jax_api import KEY_CONSTRUCTORS, RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS
+from jaxlint.engine.scopes import target_names
+from jaxlint.jax_api import (CLOCK_FUNCTIONS, KEY_CONSTRUCTORS, KEY_MAKERS, LOGGING_FUNCTIONS, LOGGING_MODULES,
+                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS, TIMEIT_FUNCTIONS)
+
+# A call that stores what it is given in its object: what a pass keeps for later.
+_STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+# Waiting for the device in a loop measures it: a benchmark repeats one call on purpose.
+_WAITING = frozenset({"jax.block_until_ready", "block_until_ready"})
 
 
 def stored_key_findings(flow) -> list[KeyFinding]:
@@ -27,7 +35,7 @@ def stored_key_findings(flow) -> list[KeyFinding]:
     the function however the file shows: by name, a method through `self` or an object of
     known class, a transform applied where it is called, a factory's returned function."""
     model = flow.model
-    drawers = _same_numbers_functions(model)
+    drawers = _same_numbers_functions(model, _default_key_draws(flow))
     if not drawers:
         return []
     out = []
@@ -35,6 +43,8 @@ def stored_key_findings(flow) -> list[KeyFinding]:
     for call in model.nodes(cst.Call):
         callee = called_function(model, call)
         if callee not in drawers or callee is model.function_of(call) or drawers[callee] in reported:
+            continue
+        if not _leaves_out_default(model, call, callee, drawers[callee]):
             continue
         loop = flow._loop_of(call)
         if loop is None or flow._ends_after(call, loop):
@@ -48,11 +58,56 @@ def stored_key_findings(flow) -> list[KeyFinding]:
         # A key the function closes over may be a fixed evaluation stream (the same noise to
         # score each epoch by): only numbers that meet across iterations are repeats.
         mixed = _mixed_in(model, draw) and not _closed_over(model, draw)
-        if anchor is None or not (mixed or flow.repeats_meet(repeat, loop, anchor=anchor)):
+        if anchor is None or not (mixed or flow.repeats_meet(repeat, loop, anchor=anchor)
+                                  or _identical_passes(model, loop, call)):
             continue  # a maker of inputs, whose each call's numbers are used on their own
         reported.add(draw)
         out.append(KeyFinding("JAX502", draw, None, loop, through=repeat))
     return out
+
+
+def _identical_passes(model: FileModel, loop: cst.CSTNode, call: cst.Call) -> bool:
+    """Every pass of `loop` makes `call` with the same arguments and keeps nothing for the
+    next (`for run in range(3): post = fitter.sample(); print(run, post)`): drawing from
+    the same key, each pass computes the same numbers, which only a loop meant to give
+    different ones would repeat. Its index is only shown (`print`), no name bound before
+    the loop is rebound in it, nothing is stored into an object, no clock is read (a
+    timing loop repeats on purpose), and the call's result is used (a bare call may only
+    warm a cache)."""
+    if not isinstance(loop, cst.For) or not isinstance(model.parent(call), (cst.Assign, cst.Arg)):
+        return False
+    index = {n.value for n in target_names(loop.target)}
+    scope = model.scope_of(loop)
+    for node in walk(loop.body):
+        if isinstance(node, cst.Call):
+            q = model.qualname(node.func) or ""
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if q in CLOCK_FUNCTIONS or q in TIMEIT_FUNCTIONS or q in _WAITING or method in _WAITING \
+                    or method in _STORING:
+                return False
+        elif isinstance(node, cst.Name) and node.value in index and not _shown(model, node, loop):
+            return False
+        elif isinstance(node, (cst.AugAssign, cst.Global, cst.Nonlocal, cst.Yield)):
+            return False
+        elif isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
+            if not isinstance(node.target, (cst.Name, cst.Tuple, cst.List)):
+                return False  # `self.x = ...`, `out[i] = ...`: kept beyond the pass
+            for name in target_names(node.target):
+                if any(b.order < model.order[loop] for b in scope.lookup(name.value) or []):
+                    return False  # carried: the pass updates a value the next one reads
+    return True
+
+
+def _shown(model: FileModel, name: cst.Name, loop: cst.CSTNode) -> bool:
+    """`name` is read only to be printed or logged."""
+    for anc in model.ancestors(name):
+        if anc is loop:
+            return False
+        if isinstance(anc, cst.Call):
+            q = model.qualname(anc.func) or ""
+            if q in LOGGING_FUNCTIONS or q.startswith(LOGGING_MODULES):
+                return True
+    return False
 
 
 def _receiver(call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -111,12 +166,14 @@ def _mixed_in(model: FileModel, draw: KeyUse) -> bool:
     return False
 
 
-def _same_numbers_functions(model: FileModel) -> dict:
+def _same_numbers_functions(model: FileModel, defaults: Optional[dict] = None) -> dict:
     """Functions -> the draw (or split) that gives the same numbers on each of their calls,
     made directly or through a call of such a function (not from `__init__`, which runs
-    once per object)."""
+    once per object). A draw from a key parameter's default counts through the calls
+    that leave that parameter out."""
     out = _stored_key_methods(model)
     out.update({f: d for f, d in _fixed_seed_draws(model).items() if f not in out})
+    out.update({f: d for f, d in (defaults or {}).items() if f not in out})
     for _ in range(4):
         grown = False
         for call in model.nodes(cst.Call):
@@ -124,12 +181,49 @@ def _same_numbers_functions(model: FileModel) -> dict:
             if func is None or func in out or func.name == "__init__" or func.is_lambda:
                 continue
             callee = called_function(model, call)
-            if callee in out and callee is not func:
+            if callee in out and callee is not func and _leaves_out_default(model, call, callee, out[callee]):
                 out[func] = out[callee]
                 grown = True
         if not grown:
             break
     return out
+
+
+def _default_key_draws(flow) -> dict:
+    """Functions -> the draw (or split, or consuming call) of a key parameter whose
+    default is a key (`def sample(self, rkey=jax.random.PRNGKey(3))`). Python evaluates a
+    default once, when the `def` runs, so every call that leaves the parameter out draws
+    from that one key, whatever its seed."""
+    model = flow.model
+    out: dict = {}
+    for uses in flow.uses_at.values():
+        for use in uses:
+            func = use.function
+            if func is None or func in out or func.is_lambda or use.key != use.base:
+                continue
+            default = func.defaults.get(use.base)
+            if not isinstance(default, cst.Call) or model.qualname(default.func) not in KEY_CONSTRUCTORS:
+                continue
+            if any(b.kind != "param" for b in func.scope.bindings.get(use.base, [])):
+                continue  # rebound in the function: a split of it may come first
+            out[func] = KeyUse(use.call, use.key, use.base, use.kind, use.qualname, func, use.order,
+                               seed=default, default_of=use.base)
+    return out
+
+
+def _leaves_out_default(model: FileModel, call: cst.Call, callee: FunctionInfo, draw: KeyUse) -> bool:
+    """Whether `call` runs `draw` with its key: always, unless the key is a parameter's
+    default, which the call must leave out (a `*args` or `**kwargs` may pass it)."""
+    if draw.default_of is None:
+        return True
+    if any(a.star for a in call.args):
+        return False
+    if any(a.keyword is not None and a.keyword.value == draw.default_of for a in call.args):
+        return False
+    positional = [a for a in call.args if a.keyword is None]
+    shift = _shift(call, callee)
+    index = callee.positional.index(draw.default_of) - shift if draw.default_of in callee.positional else -1
+    return index < 0 or len(positional) <= index
 
 
 def _fixed_seed_draws(model: FileModel) -> dict:
@@ -156,20 +250,27 @@ def _fixed_seed_draws(model: FileModel) -> dict:
             continue
         made = arg
         if isinstance(arg, cst.Name):
-            made = _outside_key(model, func, arg)
-            if made is None:
+            closed = _outside_key(model, func, arg)
+            if closed is None:
                 bindings = func.scope.bindings.get(arg.value, [])
                 values = model.assigned_values(arg)
                 if len(bindings) != 1 or values is None or len(values) != 1:
                     continue
                 made = values[0]
-                if not _constructed(model, made) or not _outside_seed(model, func, made.args[0].value):
-                    continue
-        elif not _constructed(model, made) or not _outside_seed(model, func, made.args[0].value):
+            else:
+                made = closed
+        else:
+            closed = None
+        if not _constructed(model, made):
             continue
+        unread = None
+        if closed is None and not _outside_seed(model, func, made.args[0].value):
+            unread = _unread_key_parameter(model, func) if isinstance(made.args[0].value, cst.Integer) else None
+            if unread is None:
+                continue
         kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
         key = model.module.code_for_node(arg)
-        out[func] = KeyUse(call, key, key, kind, q, func, model.order[call], seed=made)
+        out[func] = KeyUse(call, key, key, kind, q, func, model.order[call], seed=made, unread_key=unread)
     return out
 
 
@@ -212,6 +313,56 @@ def _outside_key(model: FileModel, func: FunctionInfo, key: cst.Name) -> Optiona
     if len(bindings) != 1 or not values or len(values) != 1 or not _constructed(model, values[0]):
         return None
     return values[0]
+
+
+def _unread_key_parameter(model: FileModel, func: FunctionInfo) -> Optional[str]:
+    """A parameter that every call of `func` passes a key to and that `func` never reads:
+    it was handed a key to draw from, so its own literal seed is no chosen stream."""
+    params = func.all_params[1:] if func.is_method else func.all_params
+    read = {n.value for n in walk(func.node.body) if isinstance(n, cst.Name)}
+    for param in params:
+        if param not in read and _receives_keys(model, func, param, 0):
+            return param
+    return None
+
+
+def _receives_keys(model: FileModel, func: FunctionInfo, param: str, depth: int) -> bool:
+    """Every call of `func` the file shows passes a key to `param`."""
+    calls = [c for c in model.nodes(cst.Call) if called_function(model, c) is func]
+    return bool(calls) and all(_is_key(model, argument_for(c, func, param, _shift(c, func)), depth)
+                               for c in calls)
+
+
+def _is_key(model: FileModel, expr: Optional[cst.BaseExpression], depth: int) -> bool:
+    """`expr` is a key: made by a key call (`split(rng)`, `PRNGKey(0)`), an element of
+    one, a name every binding of which is one, or a parameter every caller passes one."""
+    if expr is None or depth > 3:
+        return False
+    if isinstance(expr, cst.Call):
+        return model.qualname(expr.func) in KEY_MAKERS
+    if isinstance(expr, cst.Subscript):
+        return _is_key(model, expr.value, depth)
+    if not isinstance(expr, cst.Name) or model.comprehension_variable(expr):
+        return False
+    bindings = model.scope_of(expr).lookup(expr.value)
+    if not bindings:
+        return False
+    for b in bindings:
+        if b.kind == "param":
+            owner = _function_with_param(model, expr)
+            if owner is None or owner.is_lambda or not _receives_keys(model, owner, expr.value, depth + 1):
+                return False
+        elif not (b.kind == "assign" and isinstance(b.node, cst.Assign) and isinstance(b.node.value, cst.Call)
+                  and model.qualname(b.node.value.func) in KEY_MAKERS):
+            return False  # `rng, sub = jax.random.split(rng)` binds keys to both
+    return True
+
+
+def _shift(call: cst.Call, callee: FunctionInfo) -> int:
+    """How many of `callee`'s positional parameters `call` binds before its arguments:
+    `self`, for a method called on an object."""
+    return 1 if callee.is_method and not _is_staticmethod(callee) and (
+        isinstance(_unwrapped(call.func), cst.Attribute) or callee.name == "__call__") else 0
 
 
 def _outside_seed(model: FileModel, func: FunctionInfo, seed: cst.BaseExpression) -> bool:

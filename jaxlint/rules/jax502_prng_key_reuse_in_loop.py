@@ -114,7 +114,19 @@ class PrngKeyReuseInLoop(Rule):
         loop = "comprehension" if not isinstance(found.loop, (cst.For, cst.While)) else (
             "`for` loop" if isinstance(found.loop, cst.For) else "`while` loop")
         action = "draws the same random numbers" if draw.kind == "sample" else "makes the same subkeys"
-        if draw.seed is not None and self.model.function_of(draw.seed) is not draw.function:
+        if draw.default_of is not None:
+            why = (f"`{draw.key}` defaults to `{self.source(draw.seed)}`, one key that Python builds "
+                   f"once, when the `def` runs")
+            fix = f"pass a new key as `{draw.default_of}` to each call (split one in the loop)"
+            msg = (f"`{draw.qualname}({draw.key}, ...)` {action} on every call that leaves "
+                   f"`{draw.default_of}` out: {why}, and `{call.qualname}(...)` leaves it out on every "
+                   f"iteration of the {loop} on line {self.model.line_of(call.call)}; {fix}")
+            return self.report(draw.seed, msg, draw.function, key=draw.key, loop=loop)
+        if draw.unread_key is not None:
+            why = (f"`{draw.function.name}` builds it from the literal seed on each call and never "
+                   f"reads the key `{draw.unread_key}` its callers pass")
+            fix = f"draw from `{draw.unread_key}` (split it) instead of `{self.source(draw.seed)}`"
+        elif draw.seed is not None and self.model.function_of(draw.seed) is not draw.function:
             why = (f"`{draw.key}` is the one key made on line {self.model.line_of(draw.seed)} "
                    f"(`{self.source(draw.seed)}`) and nothing rebinds it")
             fix = "split a new key in the loop and pass it to each call as an argument"
