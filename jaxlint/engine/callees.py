@@ -64,7 +64,63 @@ def function_of_callable(model, expr: cst.BaseExpression, depth: int = 0) -> Opt
             for rel in [klass, *klass.relatives]:
                 if expr.attr.value in rel.methods:
                     return rel.methods[expr.attr.value]
+        return field_function(model, expr.value, expr.attr.value, depth + 1)
     return None
+
+
+def field_function(model, expr: Optional[cst.BaseExpression], field: str,
+                   depth: int = 0) -> Optional[FunctionInfo]:
+    """The function of this file that field `field` of the object `expr` holds, where the
+    object is built from functions by a NamedTuple or dataclass of this file
+    (`TransformedWithState(init, apply)`), directly, as what a factory of this file
+    returns, through a name bound once, or through a parameter every call site passes
+    one to."""
+    if expr is None or depth > _DEPTH:
+        return None
+    if isinstance(expr, cst.Call):
+        klass = model.resolve_class(expr.func)
+        if klass is not None:
+            # The generated constructor takes the fields in order; a custom one may not.
+            if field not in klass.fields or "__init__" in klass.methods:
+                return None
+            arg = _field_argument(expr, list(klass.fields), field)
+            return function_of_callable(model, arg, depth + 1) if arg is not None else None
+        factory = function_of_callable(model, expr.func, depth + 1)
+        if factory is None or factory.is_lambda:
+            return None
+        return _agreed_function(field_function(model, r.value, field, depth + 1)
+                                for r in _returns(model, factory))
+    if not isinstance(expr, cst.Name) or model.comprehension_variable(expr):
+        return None
+    bindings = model.scope_of(expr).lookup(expr.value)
+    if not bindings or len(bindings) != 1:
+        return None
+    if bindings[0].kind == BindingKind.PARAM:
+        func = _function_with_param(model, expr)
+        if func is None or func.is_lambda:
+            return None
+        return _agreed_function(field_function(model, argument_for(call, func, expr.value, shift), field, depth + 1)
+                                for call, shift in call_sites(model, func))
+    values = model.assigned_values(expr)
+    return field_function(model, values[0], field, depth + 1) if values and len(values) == 1 else None
+
+
+def _field_argument(call: cst.Call, fields: list[str], field: str) -> Optional[cst.BaseExpression]:
+    if any(a.star for a in call.args):
+        return None
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == field:
+            return a.value
+    positional = [a.value for a in call.args if a.keyword is None]
+    index = fields.index(field)
+    return positional[index] if index < len(positional) else None
+
+
+def _agreed_function(found) -> Optional[FunctionInfo]:
+    found = list(found)
+    if not found or any(f is None for f in found):
+        return None
+    return found[0] if all(f is found[0] for f in found) else None
 
 
 def applying_call(model, expr: cst.BaseExpression) -> Optional[cst.Call]:
@@ -137,16 +193,19 @@ def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
 
 def argument_for(call: cst.Call, func: FunctionInfo, param: str, shift: int) -> Optional[cst.BaseExpression]:
     """The expression `call` passes to `param` of `func` (None: not passed, or behind a star)."""
-    if any(a.star for a in call.args):
-        return None
-    positional = [a.value for a in call.args if a.keyword is None]
     for a in call.args:
         if a.keyword is not None and a.keyword.value == param:
             return a.value
+    # Positional arguments before the first star land where they stand (`f(p, s, rng, *xs)`).
+    leading = []
+    for a in call.args:
+        if a.star or a.keyword is not None:
+            break
+        leading.append(a.value)
     if param in func.positional:
         index = func.positional.index(param) - shift
-        if 0 <= index < len(positional):
-            return positional[index]
+        if 0 <= index < len(leading):
+            return leading[index]
     return None
 
 

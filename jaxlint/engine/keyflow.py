@@ -101,13 +101,26 @@ class KeyFinding:
     through: Optional[KeyUse] = None
 
 
-_CACHE: "weakref.WeakKeyDictionary[FileModel, list[KeyFinding]]" = weakref.WeakKeyDictionary()
+_CACHE: "weakref.WeakKeyDictionary[FileModel, tuple]" = weakref.WeakKeyDictionary()
 
 
 def key_findings(model: FileModel) -> list[KeyFinding]:
+    return _flow(model)[1]
+
+
+def key_uses(model: FileModel) -> list[KeyUse]:
+    """Every call that consumes a key: a draw, a split, or a call of a function of this
+    file that draws from (or splits) the key passed to it, in file order."""
+    flow = _flow(model)[0]
+    uses = [use for uses in flow.uses_at.values() for use in uses]
+    return sorted(uses, key=lambda use: use.order)
+
+
+def _flow(model: FileModel) -> tuple:
     found = _CACHE.get(model)
     if found is None:
-        found = _CACHE[model] = _KeyFlow(model).run()
+        flow = _KeyFlow(model)
+        found = _CACHE[model] = (flow, flow.run())
     return found
 
 

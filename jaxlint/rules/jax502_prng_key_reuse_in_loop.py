@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.engine.keyflow import key_findings_for
+from jaxlint.engine.keyflow import key_findings_for, key_uses
 from jaxlint.jax_api import KEY_CONSTRUCTORS, LAX_LOOP_BODIES, RANDOM_SAMPLERS, RANDOM_SPLITTERS
 from jaxlint.rules.base import Rule
 
@@ -52,20 +52,26 @@ class PrngKeyReuseInLoop(Rule):
         """`random.normal(random.PRNGKey(0), ...)` in a `lax.fori_loop` / `scan` /
         `while_loop` body: the key is rebuilt from the same seed on every iteration."""
         model = self.model
-        for call in model.nodes(cst.Call):
-            q = model.qualname(call.func)
-            if q not in RANDOM_SAMPLERS and q not in RANDOM_SPLITTERS:
-                continue
+        draws = [(c, model.qualname(c.func), None) for c in model.nodes(cst.Call)
+                 if model.qualname(c.func) in RANDOM_SAMPLERS or model.qualname(c.func) in RANDOM_SPLITTERS]
+        # A call of a function of this file that draws from the key passed to it spends
+        # that key as a draw does: `fun.apply(params, state, rng, x)` in a scan body.
+        draws += [(use.call, use.qualname, use) for use in key_uses(model)
+                  if use.qualname not in RANDOM_SAMPLERS and use.qualname not in RANDOM_SPLITTERS]
+        for call, q, helper in draws:
             func = model.function_of(call)
             loop = next((c.transforms[0] for c in func.contexts.values()
                          if c.via == "body" and c.transforms and c.transforms[0] in LAX_LOOP_BODIES),
                         None) if func is not None else None
             if loop is None:
                 continue
-            made = self._fixed_key(call, func)
+            made = self._fixed_key(call, func, helper)
             if made is None:
                 continue
-            action = "draws the same random numbers" if q in RANDOM_SAMPLERS else "makes the same subkeys"
+            if helper is not None:
+                action = "draws the same random numbers" if helper.kind == "sample" else "makes the same subkeys"
+            else:
+                action = "draws the same random numbers" if q in RANDOM_SAMPLERS else "makes the same subkeys"
             if isinstance(made, cst.Name):
                 why = (f"`{made.value}` is closed over, the same key each time the body "
                        f"`{func.name}` runs")
@@ -77,18 +83,24 @@ class PrngKeyReuseInLoop(Rule):
                 f"pass a key in through the loop carry and split it each iteration, or fold in the "
                 f"iteration index (`jax.random.fold_in(key, i)`)"), func, key=self.source(made), loop=loop)
 
-    def _fixed_key(self, call: cst.Call, func):
+    def _fixed_key(self, call: cst.Call, func, helper=None):
         """What makes `call`'s key the same on every run of the body `func`: a key of the
         enclosing function it closes over, or a `PRNGKey(seed)` call inside it whose seed
-        does not depend on `func`'s parameters."""
+        does not depend on `func`'s parameters. For a `helper` use (a call of a function
+        that draws from the key passed to it), only a closed-over key."""
         model = self.model
-        arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "key"),
-                   call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star
-                   else None)
+        if helper is not None:
+            arg = next((a.value for a in call.args if self.source(a.value) == helper.key), None)
+        else:
+            arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "key"),
+                       call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star
+                       else None)
         if isinstance(arg, cst.Name) and arg.value not in func.all_params \
                 and arg.value not in func.scope.bindings and func.enclosing is not None \
                 and arg.value in func.enclosing.scope.bindings:
             return arg  # a key of the enclosing function, closed over by the body
+        if helper is not None:
+            return None
         if isinstance(arg, cst.Name):
             values = model.assigned_values(arg)
             if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
