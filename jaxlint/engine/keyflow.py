@@ -702,6 +702,10 @@ def _bound_bases(target: cst.BaseExpression):
 
 
 # ---------------------------------------------------------------- where numbers meet
+# The stream of values a generator yields (no Python name can be spelled so).
+_YIELDED = "<yielded>"
+
+
 class _Meetings(Flow):
     """Which key consumers' numbers reach one statement, in one body.
 
@@ -823,9 +827,12 @@ class _Meetings(Flow):
         anchor = node if anchor == "self" else anchor
         found: set = set(map(self._tagged, self.uses_at.get(anchor, ()))) if anchor is not None else set()
         stores: list = []
+        yields = False
         stack = [(node, frozenset(shadowed))]
         while stack:
             n, hidden = stack.pop()
+            if isinstance(n, cst.Yield):
+                yields = True
             if isinstance(n, cst.Name):
                 if n.value not in hidden:
                     found |= state.get(n.value, frozenset())
@@ -868,6 +875,11 @@ class _Meetings(Flow):
             held = state.get(receiver.value, frozenset()) if isinstance(receiver, cst.Name) else ()
             if len(held) > 1:
                 self._gathered.setdefault(receiver.value, set()).add(held)
+        if yields:
+            # What a generator yields, its consumer gathers in one stream, like a list.
+            held = state[_YIELDED] = state.get(_YIELDED, frozenset()) | read
+            if len(held) > 1:
+                self._gathered.setdefault(_YIELDED, set()).add(held)
         if len(read) > 1 and meet:
             self.met.add(read)
         return read
