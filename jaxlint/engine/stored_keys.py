@@ -55,9 +55,11 @@ def stored_key_findings(flow) -> list[KeyFinding]:
         repeat = KeyUse(call, draw.key, draw.base, draw.kind, model.module.code_for_node(call.func),
                         model.function_of(call), model.order[call])
         anchor = flow._anchor(call)
-        # A key the function closes over may be a fixed evaluation stream (the same noise to
-        # score each epoch by): only numbers that meet across iterations are repeats.
-        mixed = _mixed_in(model, draw) and not _closed_over(model, draw)
+        # A key made outside the function (one it closes over, or a parameter's default, built
+        # once when the `def` runs) may be a fixed stream chosen on purpose (the same noise to
+        # score each epoch by, a sweep from one init): only numbers that meet across passes,
+        # or passes that repeat one computation, are repeats.
+        mixed = _mixed_in(model, draw) and not _closed_over(model, draw) and draw.default_of is None
         if anchor is None or not (mixed or flow.repeats_meet(repeat, loop, anchor=anchor)
                                   or _identical_passes(model, loop, call)):
             continue  # a maker of inputs, whose each call's numbers are used on their own
