@@ -325,11 +325,7 @@ def library_application(model, call: cst.Call):
 
 
 def find_traced_functions(model) -> None:
-    # Decorators. A function decorated with a jit that names static parameters gets
-    # them as Python values on every path: a transform around it (`vmap(partial(f, x))`)
-    # that hands one a tracer makes the jit raise before the body runs (checked, jax
-    # 0.10.2: "Non-hashable static arguments are not supported").
-    decorated_static: dict = {}
+    # Decorators.
     for info in model.functions:
         if info.is_lambda or not info.node.decorators:
             continue
@@ -341,9 +337,6 @@ def find_traced_functions(model) -> None:
         if uses:
             ctx = _context(uses, info, ViaKind.DECORATOR, uses[0].node)
             info.contexts[uses[0].node] = ctx
-            if not any(has_unresolved_static(u) for u in uses):
-                decorated_static[info] = frozenset(p for u in uses if u.transform.abstract
-                                                   for p in static_params(u, info))
 
     # Wrapping calls and lax bodies.
     for call in model.nodes(cst.Call):
@@ -365,7 +358,6 @@ def find_traced_functions(model) -> None:
             if found is None:
                 continue
             info, uses, offset, bound = found
-            bound = bound | decorated_static.get(info, frozenset())
             info.contexts[call] = _context(uses, info, ViaKind.WRAPPER, call, within, offset, bound)
             continue
         kernel = KERNEL_CALLS.get(fq)
@@ -395,7 +387,6 @@ def find_traced_functions(model) -> None:
             if found is None:
                 continue
             info, uses, offset, bound = found
-            bound = bound | decorated_static.get(info, frozenset())
             lax_use = TransformUse(Transform(name, abstract=body.abstract, cached=True), {}, call)
             info.contexts[(call, target)] = _context(
                 [lax_use] + uses, info, ViaKind.BODY, call, within, offset, bound)
