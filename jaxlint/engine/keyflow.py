@@ -40,9 +40,10 @@ from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
-from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS,
-                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS,
-                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES, TIMEIT_FUNCTIONS, TRANSFORMS)
+from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
+                             LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
+                             RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
+                             TIMEIT_FUNCTIONS, TRANSFORMS)
 from jaxlint.notebook import TIMED_MARKER
 
 # A comment where a key is made that says its uses are meant to share it.
@@ -910,6 +911,9 @@ class _Meetings(Flow):
         if args and isinstance(args[0], cst.Lambda) and _shapes_of_parameters(self.model, args[0]) \
                 and self.model.qualname(func) in PER_LEAF_MAPS | {"builtins.map"}:
             return [func, args[0]]  # `map(lambda x: x.shape, (x, w))`: the elements' shapes
+        helper = self.model.resolve_function(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if helper is not None and _returns_a_duration(self.model, helper):
+            return [func]  # `measure_time(f, x)`: the seconds a call took
         if isinstance(func, cst.Attribute):
             if func.attr.value in ABSTRACT_METHODS:
                 return [func]
@@ -970,6 +974,33 @@ def _shapes_of_parameters(model: FileModel, lam: cst.Lambda) -> bool:
                     and parent.attr.value in STATIC_ATTRIBUTES):
                 return False
     return True
+
+
+def _returns_a_duration(model: FileModel, function: FunctionInfo) -> bool:
+    """A timing helper of this file: every `return` gives clock reads and arithmetic on
+    them (`return end - start` with `start = time.time()`), never its arguments' numbers."""
+    if function.is_lambda:
+        return False
+    returns = [n for n in walk(function.node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef))
+               if isinstance(n, cst.Return)]
+    if not returns or any(r.value is None for r in returns):
+        return False
+
+    def clock(expr) -> bool:
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            return clock(expr.left) and clock(expr.right)
+        if isinstance(expr, cst.Call):
+            return model.qualname(expr.func) in CLOCK_FUNCTIONS and not expr.args
+        if isinstance(expr, cst.Name):
+            bindings = function.scope.bindings.get(expr.value, [])
+            return bool(bindings) and all(
+                isinstance(b.node, cst.Assign) and isinstance(b.node.value, cst.Call)
+                and model.qualname(b.node.value.func) in CLOCK_FUNCTIONS for b in bindings)
+        return False
+
+    return all(clock(r.value) for r in returns)
 
 
 def _names_only(target: cst.BaseExpression) -> bool:
