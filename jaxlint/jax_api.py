@@ -451,7 +451,14 @@ RANDOMNESS_OFF_FLAGS: dict[str, bool] = {
 }
 #: Calls that read their array arguments only for shapes and dtypes: numbers drawn
 #: only to be passed here are never used (`jax.eval_shape(f, x)`).
-SHAPE_ONLY_CALLS: frozenset[str] = frozenset({"jax.eval_shape"})
+SHAPE_ONLY_CALLS: frozenset[str] = frozenset({
+    "jax.eval_shape",
+    # Reads `arr.shape` and `arr.sharding` (jax/_src/debugging.py): a layout display.
+    "jax.debug.visualize_array_sharding", "jax.debug.inspect_array_sharding",
+})
+#: Methods of a jitted function that read their arguments only for shapes and dtypes:
+#: `jax.jit(f).lower(x)` traces with abstract values (it accepts ShapeDtypeStructs).
+ABSTRACT_METHODS: frozenset[str] = frozenset({"lower", "trace", "eval_shape"})
 #: Methods whose arguments after the first (the key) are sample inputs read only for
 #: their shapes: flax's `model.init(key, x)` and haiku's `transformed.init(key, x)`
 #: build parameters from the key and the input's shape, not its values.

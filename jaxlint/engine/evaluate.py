@@ -168,10 +168,16 @@ class _Evaluator(Flow):
         params = info.all_params
         seen: dict[str, Value] = {}
         self_name = info.positional[0] if info.is_method and info.positional else None
+        # A parameter its own jit decorator makes static is a Python value on every path:
+        # a transform around the function that hands it a tracer (`vmap(partial(f, x))`)
+        # makes the jit raise before the body runs (checked, jax 0.10.2: "Non-hashable
+        # static arguments are not supported"); JAX404 reports that call.
+        pinned = frozenset().union(*(c.static for c in info.contexts.values()
+                                     if c.via is ViaKind.DECORATOR and c.abstract))
         for ctx in info.contexts.values():
             given = dict(ctx.arg_values) if ctx.arg_values is not None else None
             for p in params:
-                if p in ctx.static:
+                if p in ctx.static or p in pinned:
                     # A helper's static argument keeps what the call passes (a list, a NumPy array).
                     v = given[p] if given is not None and p in given and given[p].static else STATIC
                 elif p == self_name and ctx.via is not ViaKind.DECORATOR:

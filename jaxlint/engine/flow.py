@@ -37,6 +37,10 @@ class Flow(Generic[S]):
     loop_passes = 1
     zero_iterations = False
 
+    def may_skip(self, loop: cst.CSTNode) -> bool:
+        """Whether the body of `loop` may run zero times."""
+        return self.zero_iterations
+
     # ------------------------------------------------------------------ states
     def copy(self, s: S) -> S:
         raise NotImplementedError
@@ -135,7 +139,7 @@ class Flow(Generic[S]):
             end = self.block(body(node), self.iteration(node, current))
             if self.ended(end):
                 end = self.resume(end, before)
-            current = self.join(self.copy(before), end) if self.zero_iterations else end
+            current = self.join(self.copy(before), end) if self.may_skip(node) else end
         if node.orelse is not None:
             current = self.block(body(node.orelse), current)
         return current

@@ -40,9 +40,11 @@ from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
-from jaxlint.jax_api import (ALIGNING_SAMPLERS, CHOOSING_CALLS, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS,
-                             RANDOM_SAMPLERS, RANDOM_SPLITTERS, RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS,
-                             SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES, TRANSFORMS)
+from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
+                             LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
+                             RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
+                             TIMEIT_FUNCTIONS, TRANSFORMS)
+from jaxlint.notebook import TIMED_MARKER
 
 # A comment where a key is made that says its uses are meant to share it.
 _SHARED = re.compile(r"\bcorrelated\b|\b(shared|same)\b.*\b(across|between|for (all|every|each|both))\b", re.I)
@@ -716,6 +718,13 @@ class _Meetings(Flow):
     meet. Reads of `.shape`, `.dtype` and the like, and the sample inputs of
     `jax.eval_shape` and `init`, use no numbers. Loops run twice, so values
     carried to the next iteration meet there.
+
+    An assignment to plain names (`z = mlp(x, w)`) that combines two consumers'
+    numbers holds the meeting on its targets until something reads them: a result
+    that is only measured for its shape, its layout or its time, or that is thrown
+    away (`_ = f(x, w)`), uses no numbers. One that is never mentioned again counts as
+    used (a snippet's `c = a * b`). Statements that run only to be timed (`%timeit`,
+    a discarded `f(x).block_until_ready()` in a timing loop) read nothing either.
     """
 
     loop_passes = 2
@@ -731,13 +740,24 @@ class _Meetings(Flow):
         self._plainly_read: set[str] = set()
         # Per loop being walked: which pass over its body this is (1, 2).
         self._passes: dict = {}
+        # Each meeting an assignment held on a name; those whose value was then read
+        # only where no numbers are (`x.shape`, `%timeit f(x)`).
+        self._held: list[tuple[str, frozenset]] = []
+        self._glimpsed: set[frozenset] = set()
 
     def run(self, stmts) -> list:
         self.block(stmts, {})
         for name, gathered in self._gathered.items():
             if name not in self._plainly_read:  # never used: as good as used whole
                 self.met |= gathered
+        for name, read in self._held:
+            if name != "_" and read not in self._glimpsed:
+                self.met.add(read)
         return list(self.met)
+
+    def may_skip(self, loop) -> bool:
+        """`for i in range(500)` runs its body: a value it rebinds is not the one before."""
+        return not _runs_at_least_once(self.model, loop)
 
     # states: name -> frozenset of KeyUse; None has ended
     def copy(self, s):
@@ -760,6 +780,9 @@ class _Meetings(Flow):
 
     # statements
     def simple(self, small, state):
+        if _only_timed(self.model, small):
+            self._glimpse(small, state)
+            return state
         checked = _checked_parts(small)
         if checked is not None:
             # A check compares its operands (`assert a == b`, `assert_allclose(a, b)`):
@@ -769,12 +792,19 @@ class _Meetings(Flow):
             return state
         copies = isinstance(small, cst.Assign) and isinstance(small.value, (cst.Name, cst.Attribute, cst.Subscript)) \
             and _plain(small.value)  # `base = losses[0]`: a name for a value, nothing computed
-        read = self._reads(small, state, meet=not copies)
-        if isinstance(small, cst.Assign):
-            for t in small.targets:
-                self._store(t.target, read, state, replace=True)
-        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-            self._store(small.target, read, state, replace=isinstance(small, cst.AnnAssign))
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, cst.AnnAssign) and small.value is not None else []
+        held = bool(targets) and all(_names_only(t) for t in targets)
+        read = self._reads(small, state, meet=not copies, hold=held)
+        for target in targets:
+            self._store(target, read, state, replace=True)
+        if isinstance(small, cst.AugAssign):
+            self._store(small.target, read, state, replace=False)
+        if held and len(read) > 1 and not copies:
+            for target in targets:
+                for name in target_names(target):
+                    state[(_HELD, name.value)] = frozenset({read})
+                    self._held.append((name.value, read))
         return state
 
     def header(self, node, state):
@@ -818,12 +848,13 @@ class _Meetings(Flow):
         return state
 
     # values
-    def _reads(self, node, state, anchor="self", shadowed=frozenset(), meet=True) -> frozenset:
+    def _reads(self, node, state, anchor="self", shadowed=frozenset(), meet=True, hold=False) -> frozenset:
         """The consumers whose numbers `node` reads (its own draws included); records
         a meeting when there are two or more, unless `meet` is False: a loop's iterable
         or a check's operand that only names values (`for loss in losses`,
-        `assert close(loss, base)`) computes nothing with them. A lambda's parameters
-        shadow the names around it."""
+        `assert close(loss, base)`) computes nothing with them. With `hold`, the caller
+        holds the meeting on the names it assigns. Reading a name that holds a meeting
+        makes it one. A lambda's parameters shadow the names around it."""
         anchor = node if anchor == "self" else anchor
         found: set = set(map(self._tagged, self.uses_at.get(anchor, ()))) if anchor is not None else set()
         stores: list = []
@@ -836,6 +867,7 @@ class _Meetings(Flow):
             if isinstance(n, cst.Name):
                 if n.value not in hidden:
                     found |= state.get(n.value, frozenset())
+                    self.met |= state.pop((_HELD, n.value), frozenset())
                     if not meet:
                         self._plainly_read.add(n.value)
                     elif n.value in self._gathered:
@@ -843,6 +875,7 @@ class _Meetings(Flow):
                 continue
             if isinstance(n, cst.Attribute):
                 if n.attr.value in STATIC_ATTRIBUTES:
+                    self._glimpse(n.value, state)
                     continue  # `x.shape`: the numbers are not read
                 stack.append((n.value, hidden))
                 continue
@@ -866,7 +899,11 @@ class _Meetings(Flow):
                 stack.extend((c, own) for c in parts + inner)
                 continue
             if isinstance(n, cst.Call):
-                stack.extend((c, hidden) for c in self._value_arguments(n, stores))
+                parts = self._value_arguments(n, stores)
+                for arg in n.args:
+                    if all(arg.value is not part for part in parts):
+                        self._glimpse(arg.value, state)
+                stack.extend((c, hidden) for c in parts)
                 continue
             stack.extend((c, hidden) for c in children(n))
         read = frozenset(found)
@@ -880,9 +917,14 @@ class _Meetings(Flow):
             held = state[_YIELDED] = state.get(_YIELDED, frozenset()) | read
             if len(held) > 1:
                 self._gathered.setdefault(_YIELDED, set()).add(held)
-        if len(read) > 1 and meet:
+        if len(read) > 1 and meet and not hold:
             self.met.add(read)
         return read
+
+    def _glimpse(self, node, state: dict) -> None:
+        for n in walk(node):
+            if isinstance(n, cst.Name):
+                self._glimpsed |= state.get((_HELD, n.value), frozenset())
 
     def _tagged(self, use: KeyUse):
         """`use` as drawn on the current pass: on a later pass of a loop around it, its
@@ -894,10 +936,18 @@ class _Meetings(Flow):
     def _value_arguments(self, call: cst.Call, stores: list) -> list:
         """The parts of a call whose numbers it reads."""
         func = call.func
-        if self.model.qualname(func) in SHAPE_ONLY_CALLS:
-            return [func]
+        if self.model.qualname(func) in SHAPE_ONLY_CALLS | TIMEIT_FUNCTIONS:
+            return [func]  # a layout, or the seconds a call took: no numbers of it
         args = [a.value for a in call.args]
+        if args and isinstance(args[0], cst.Lambda) and _shapes_of_parameters(self.model, args[0]) \
+                and self.model.qualname(func) in PER_LEAF_MAPS | {"builtins.map"}:
+            return [func, args[0]]  # `map(lambda x: x.shape, (x, w))`: the elements' shapes
+        helper = self.model.resolve_function(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if helper is not None and _returns_a_duration(self.model, helper):
+            return [func]  # `measure_time(f, x)`: the seconds a call took
         if isinstance(func, cst.Attribute):
+            if func.attr.value in ABSTRACT_METHODS:
+                return [func]
             if func.attr.value in SHAPE_ONLY_METHODS:
                 args = args[:1]
             elif func.attr.value in _STORING_METHODS:
@@ -909,6 +959,8 @@ class _Meetings(Flow):
 
     def _store(self, target, read: frozenset, state: dict, replace: bool) -> None:
         if isinstance(target, cst.Name):
+            if replace:
+                state.pop((_HELD, target.value), None)  # the value that held it is gone
             old = frozenset() if replace else state.get(target.value, frozenset())
             state[target.value] = old | read
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -925,6 +977,87 @@ class _Meetings(Flow):
                 state[base.value] = held
                 if len(held) > 1:
                     self.met.add(held)  # two fields of one object, one batch
+
+
+# A state key `(_HELD, name)`: the meetings that the value of `name` holds until read.
+_HELD = "held"
+
+
+def _runs_at_least_once(model: FileModel, loop: cst.CSTNode) -> bool:
+    """`for _ in range(n)` with `n` a positive literal (or `range(a, b)`, literals a < b)."""
+    if not (isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call)
+            and model.qualname(loop.iter.func) == "builtins.range"):
+        return False
+    args = loop.iter.args
+    if not 1 <= len(args) <= 2 or any(a.keyword or a.star or not isinstance(a.value, cst.Integer) for a in args):
+        return False
+    bounds = [int(a.value.evaluated_value) for a in args]
+    return bounds[-1] > (bounds[0] if len(bounds) == 2 else 0)
+
+
+def _shapes_of_parameters(model: FileModel, lam: cst.Lambda) -> bool:
+    """A lambda that reads its parameters only for `.shape`, `.dtype` and the like."""
+    params = {p.name.value for p in _params(lam.params)}
+    for node in walk(lam.body):
+        if isinstance(node, cst.Name) and node.value in params:
+            parent = model.parent(node)
+            if not (isinstance(parent, cst.Attribute) and parent.value is node
+                    and parent.attr.value in STATIC_ATTRIBUTES):
+                return False
+    return True
+
+
+def _returns_a_duration(model: FileModel, function: FunctionInfo) -> bool:
+    """A timing helper of this file: every `return` gives clock reads and arithmetic on
+    them (`return end - start` with `start = time.time()`), never its arguments' numbers."""
+    if function.is_lambda:
+        return False
+    returns = [n for n in walk(function.node.body, prune=(cst.FunctionDef, cst.Lambda, cst.ClassDef))
+               if isinstance(n, cst.Return)]
+    if not returns or any(r.value is None for r in returns):
+        return False
+
+    def clock(expr) -> bool:
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            return clock(expr.left) and clock(expr.right)
+        if isinstance(expr, cst.Call):
+            return model.qualname(expr.func) in CLOCK_FUNCTIONS and not expr.args
+        if isinstance(expr, cst.Name):
+            bindings = function.scope.bindings.get(expr.value, [])
+            return bool(bindings) and all(
+                isinstance(b.node, cst.Assign) and isinstance(b.node.value, cst.Call)
+                and model.qualname(b.node.value.func) in CLOCK_FUNCTIONS for b in bindings)
+        return False
+
+    return all(clock(r.value) for r in returns)
+
+
+def _names_only(target: cst.BaseExpression) -> bool:
+    """`z`, `x, logp`: a target that binds names only (no store into an object)."""
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_names_only(el.value) for el in target.elements)
+    return isinstance(target, cst.StarredElement) and _names_only(target.value)
+
+
+def _only_timed(model: FileModel, small: cst.BaseSmallStatement) -> bool:
+    """A statement run only to be timed, whose values nothing sees: a `%timeit` line
+    (IPython runs it in a function of its own, so even its assignments are dropped), or
+    a discarded `f(x).block_until_ready()` / `jax.block_until_ready(f(x))` (except at a
+    notebook's top level, where a cell's last one is displayed)."""
+    line = model.parent(small)
+    comment = getattr(getattr(line, "trailing_whitespace", None), "comment", None)
+    if comment is not None and comment.value.endswith(TIMED_MARKER + "timeit"):
+        return True
+    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)) \
+            or (isinstance(model.parent(line), cst.Module) and model.path.endswith(".ipynb")):
+        return False
+    func = small.value.func
+    return (isinstance(func, cst.Attribute) and func.attr.value == "block_until_ready" and not small.value.args) \
+        or model.qualname(func) == "jax.block_until_ready"
 
 
 @dataclass(frozen=True, eq=True)

@@ -46,6 +46,8 @@ class TraceTimeSideEffect(Rule):
             else:
                 fix = 'use jax.debug.print("{}", x) to print values on every call'
             tracer = any(holds_tracer(model, a.value) for a in call.args)
+            if what == "log" and self._announces_trace(call):
+                continue
             if what != "open" and not tracer:
                 # A message with no traced value in it (a constant, `x.shape`) printed
                 # at trace time is how JAX code announces a (re)trace: deliberate.
@@ -77,6 +79,17 @@ class TraceTimeSideEffect(Rule):
                 and self._is_logger(func.value):
             return "log"
         return None
+
+    def _announces_trace(self, call: cst.Call) -> bool:
+        """`logging.info("train_step(batch=%s)", batch)` in `train_step`: a log record
+        that names the function it is in, the way a call is written, announces each
+        trace of it; the tracers it shows give the shapes the trace is for. Logged once
+        per compile on purpose."""
+        function = self.model.function_of(call)
+        message = call.args[0].value if call.args and call.args[0].keyword is None else None
+        if function is None or function.is_lambda or not isinstance(message, cst.SimpleString):
+            return False
+        return f"{function.name}(" in message.evaluated_value
 
     def _is_logger(self, expr: cst.BaseExpression) -> bool:
         """`logging.getLogger(...)`, or a name bound only to it."""
