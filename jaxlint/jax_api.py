@@ -703,6 +703,11 @@ X64_DTYPE_QUERIES: frozenset[str] = frozenset(
     f"jax.numpy.{n}" for n in (
         "dtype", "finfo", "iinfo", "issubdtype", "can_cast", "promote_types", "result_type",
     ))
+#: Clock readings that are seconds (or nanoseconds) since 1970: about 1.8e9 s, where
+#: float32's spacing is 128 s (int32 cannot hold the nanoseconds at all). Passed to a
+#: jitted function while x64 is off, they arrive as float32 (checked under jax 0.10.2).
+#: `perf_counter` / `monotonic` count from an arbitrary origin, often small: not here.
+EPOCH_CLOCK_CALLS: frozenset[str] = frozenset({"time.time", "time.time_ns"})
 # Numerics (JAX7xx): where-NaN gradients
 
 #: Functions whose derivative is inf or NaN where the input is out of range (0 for

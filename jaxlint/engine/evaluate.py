@@ -837,6 +837,10 @@ class _Evaluator(Flow):
         positional = [v for a, v in zip(node.args, args) if a.keyword is None and not a.star]
         q = self.model.qualname(node.func)
         in_abstract = self.func is not None and self.func.abstract
+        # grad / jvp keep values concrete, yet what JAX computes from a JVP tracer is one
+        # too (stored outside, it leaks like any tracer).
+        differentiating = not in_abstract and self.func is not None and self.func.differentiates \
+            and any(v.traced for v in args)
         if q is not None:
             if q.startswith("builtins."):
                 return self.builtin_call(node, q[9:], args)
@@ -861,7 +865,7 @@ class _Evaluator(Flow):
             if q in jax_api.BOX_CLASSES or q in jax_api.REF_CONSTRUCTORS:
                 return TRACED_BOX if in_abstract else BOX
             if jax_api.array_module_function(q):
-                if not in_abstract:
+                if not in_abstract and not differentiating:
                     return CONCRETE_ARRAY
                 return TRACED_MASK if q in jax_api.BOOLEAN_FUNCTIONS else TRACED_ARRAY
             if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS and not any(v.traced for v in args):
@@ -871,7 +875,7 @@ class _Evaluator(Flow):
             root = q.split(".")[0]
             if root in ("numpy", "math", "operator", "functools", "itertools", "string"):
                 return STATIC if all(v.static for v in args) else UNKNOWN
-        if in_abstract and q is None:
+        if (in_abstract or differentiating) and q is None:
             compiled = self.compiled_callee(node.func)
             if compiled is not None:
                 self.helper_call(node, args)
@@ -912,7 +916,7 @@ class _Evaluator(Flow):
         if isinstance(node.func, cst.Call) and self.model.qualname(node.func.func) in jax_api.LAYER_CLASSES \
                 and any(v.traced for v in args):
             return TRACED_ARRAY  # nn.Dense(4)(x)
-        if isinstance(node.func, cst.Call) and in_abstract:
+        if isinstance(node.func, cst.Call) and (in_abstract or differentiating):
             from jaxlint.engine.tracing import transform_for
 
             # `jax.value_and_grad(f)(x)` / `jax.vmap(f)(x)` inside a trace give traced values.

@@ -15,6 +15,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
+from jaxlint.engine.scopes import BindingKind
 from jaxlint.jax_api import BODY_CALLS, KERNEL_CALLS, TRANSFORM_KINDS, TRANSFORMS, Transform
 
 PARTIAL = frozenset({"functools.partial"})
@@ -324,6 +325,50 @@ def library_application(model, call: cst.Call):
     return q, frozenset(positions), frozenset(names)
 
 
+def passed_functions(model, call: cst.Call):
+    """`def jax_jit(fn): return jax.jit(fn)` (or a nested def calling `jax.jit(fn)(*args)`):
+    a transform applied to a parameter of a function of this file transforms whatever
+    function each caller passes there, `jax_jit(step)` or `@jax_jit`.
+
+    Yields (the call or decorator that passes it, what `resolve_callable` gives for it).
+    A transform call with `*args` / `**kwargs` is skipped: its options are unknown.
+    """
+    from jaxlint.engine.callees import argument_for, call_sites
+
+    uses: list[TransformUse] = []
+    expr: cst.BaseExpression = call
+    while isinstance(expr, cst.Call):
+        use = wrapper_use(model, expr)
+        target = wrapped_target(expr) if use is not None else None
+        if target is None or any(a.star for a in expr.args):
+            return
+        uses.append(use)
+        expr = target
+    if not isinstance(expr, cst.Name):
+        return
+    bindings = model.scope_of(expr).lookup(expr.value)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.PARAM:
+        return
+    owner = model.function_of(expr)
+    while owner is not None and expr.value not in owner.scope.bindings:
+        owner = owner.enclosing
+    if owner is None or owner.is_lambda or expr.value not in owner.all_params:
+        return
+    for site, shift in call_sites(model, owner):
+        arg = argument_for(site, owner, expr.value, shift)
+        found = resolve_callable(model, arg, list(uses)) if arg is not None else None
+        if found is not None:
+            yield site, found
+    if owner.positional[:1] != [expr.value]:
+        return
+    for info in model.functions:
+        if info.is_lambda:
+            continue
+        for dec in info.node.decorators:
+            if model.resolve_function(dec.decorator) is owner:
+                yield dec, (info, list(uses), 0, frozenset())
+
+
 def find_traced_functions(model) -> None:
     # Decorators.
     for info in model.functions:
@@ -356,6 +401,10 @@ def find_traced_functions(model) -> None:
                 continue
             found = resolve_callable(model, target, [TransformUse(t, _kwargs(call, t), call)])
             if found is None:
+                for site, found in passed_functions(model, call):
+                    info, uses, offset, bound = found
+                    info.contexts[(call, site)] = _context(uses, info, ViaKind.WRAPPER, call, within,
+                                                           offset, bound)
                 continue
             info, uses, offset, bound = found
             info.contexts[call] = _context(uses, info, ViaKind.WRAPPER, call, within, offset, bound)

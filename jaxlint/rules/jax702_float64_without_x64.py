@@ -10,8 +10,9 @@ from jaxlint.engine.constants import int_constant
 from jaxlint.engine.model import children
 from jaxlint.engine.project import project_facts
 
+from jaxlint.engine.callees import argument_for, function_of_callable
 from jaxlint.jax_api import (
-    X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
+    EPOCH_CLOCK_CALLS, NUMPY_ARRAY_CONSTRUCTORS, X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
     X64_DTYPE_QUERIES, X64_JAX_MODULES, X64_NARROWED, X64_OPTION,
 )
 from jaxlint.rules._known_arrays import argument
@@ -30,7 +31,7 @@ class Float64WithoutX64(Rule):
     def check(self):
         if self._enables_x64():
             return
-        reports = list(self._requests())
+        reports = list(self._requests()) + list(self._numpy_requests()) + list(self._clock_readings())
         # The project is read only when the file asks for a 64-bit dtype.
         if reports and not self._project_enables_x64():
             yield from reports
@@ -69,6 +70,135 @@ class Float64WithoutX64(Rule):
                 f"{where} asks for {dtype}, but x64 is off: JAX silently gives {narrow} instead "
                 f"{loss}; enable x64 with "
                 f'`jax.config.update("jax_enable_x64", True)` at startup, {instead}'))
+
+    def _numpy_requests(self):
+        """`np.full(n, v, dtype=jnp.float64)` whose array reaches JAX: JAX's own 64-bit
+        dtype asked of NumPy, which keeps it, and lost when a JAX function (or a jitted
+        function) takes the array. A NumPy dtype (`np.float64`) asks NumPy for host
+        data, often meant for NumPy alone: not reported."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            if model.qualname(call.func) not in NUMPY_ARRAY_CONSTRUCTORS:
+                continue
+            arg = argument(call, 99, "dtype")
+            q = model.qualname(arg) if arg is not None else None
+            if q is None or not q.startswith("jax.numpy.") or self._x64_dtype(arg) != "float64" \
+                    or self._under_x64_check(call):
+                continue
+            taker = next((c for c in self._array_readers(call) if self._reaches_jax(c)), None)
+            if taker is None:
+                continue
+            yield self.report(call, (
+                f"`{self.source(call)}` asks NumPy for float64, which it keeps, but x64 is off: "
+                f"`{self.source(taker.func)}(...)` turns it into float32 without a warning, "
+                f"losing precision; enable x64 with `jax.config.update(\"jax_enable_x64\", True)` "
+                f"at startup, or ask for float32 explicitly"))
+
+    def _array_readers(self, call: cst.Call):
+        """The calls that take the array `call` makes as an argument: directly, or
+        through the name it is bound to once."""
+        model = self.model
+        parent = model.parent(call)
+        if isinstance(parent, cst.Arg) and isinstance(model.parent(parent), cst.Call):
+            yield model.parent(parent)
+            return
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return
+        target = parent.targets[0].target
+        scope = model.scope_of(target)
+        bindings = scope.lookup(target.value) or []
+        ours = next((b for b in bindings if b.node is parent), None)
+        if ours is None:
+            return
+        # The block that runs the assignment: a read after it, in that block, sees it.
+        block = next((a for a in model.ancestors(parent) if isinstance(a, (cst.BaseSuite, cst.Module))), None)
+        for node in model.nodes(cst.Name):
+            if node.value != target.value or model.scope_of(node) is not scope \
+                    or model.order[node] < model.order[parent] or model.comprehension_variable(node):
+                continue
+            arg = model.parent(node)
+            if not isinstance(arg, cst.Arg) or not isinstance(model.parent(arg), cst.Call) \
+                    or not any(a is block for a in model.ancestors(node)):
+                continue
+            if all(b is ours or not model.order[parent] < b.order < model.order[node] for b in bindings):
+                yield model.parent(arg)
+
+    def _reaches_jax(self, call: cst.Call) -> bool:
+        """A JAX function, a jitted function, or a function of this file that hands the
+        parameter straight to a JAX function."""
+        model = self.model
+        q = model.qualname(call.func)
+        if q is not None and q.startswith(X64_JAX_MODULES) and q not in X64_DTYPE_QUERIES:
+            return True
+        callee = function_of_callable(model, call.func)
+        if callee is None or callee.is_lambda:
+            return False
+        if any(c.abstract for c in callee.contexts.values()):
+            return True
+        params = set(callee.all_params)
+        for inner in model.nodes(cst.Call):
+            if model.function_of(inner) is not callee:
+                continue
+            q = model.qualname(inner.func)
+            if q is None or not q.startswith(X64_JAX_MODULES) or q in X64_DTYPE_QUERIES:
+                continue
+            if any(isinstance(a.value, cst.Name) and a.value.value in params for a in inner.args):
+                return True
+        return False
+
+    def _clock_readings(self):
+        """`t = time.time()` passed to a jitted function: seconds since 1970 (about 1.8e9)
+        arrive as float32, whose spacing there is 128 s; `time.time_ns()` overflows int32."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            callee = function_of_callable(model, call.func)
+            if callee is None:
+                continue
+            shift = 1 if callee.is_method and isinstance(call.func, cst.Attribute) else 0
+            for param in callee.all_params[shift:]:
+                given = argument_for(call, callee, param, shift)
+                clock = self._clock_reading(given) if given is not None else None
+                if clock is None or not self._jitted_param(call, callee, param):
+                    continue
+                what = ("int32 cannot hold it: the call raises OverflowError" if clock == "time.time_ns"
+                        else "float32 keeps it only to 128 s near 1.8e9")
+                yield self.report(call, (
+                    f"`{self.source(given)}` is `{clock}()` (since 1970) passed to jitted "
+                    f"`{callee.name}`, but x64 is off: {what}; pass the time since a start "
+                    f"(`{clock}() - t0`) or enable x64 with "
+                    f"`jax.config.update(\"jax_enable_x64\", True)` at startup"))
+                break
+
+    def _clock_reading(self, expr: cst.BaseExpression) -> Optional[str]:
+        """`time.time()`, or a name bound only to it."""
+        model = self.model
+        if isinstance(expr, cst.Name):
+            values = model.assigned_values(expr)
+            if not values or len(values) != 1:
+                return None
+            expr = values[0]
+        if isinstance(expr, cst.Call) and not expr.args:
+            q = model.qualname(expr.func)
+            return q if q in EPOCH_CLOCK_CALLS else None
+        return None
+
+    def _jitted_param(self, call: cst.Call, callee, param: str) -> bool:
+        """Whether calling `call.func` runs `callee` under jit, with `param` traced: a
+        decorated def, `jax.jit(f)(t)`, or a name bound once to `jax.jit(f)`."""
+        model = self.model
+        func = call.func
+        if isinstance(func, cst.Name):
+            values = model.assigned_values(func)
+            if values and len(values) == 1 and isinstance(values[0], cst.Call):
+                func = values[0]
+        for key, ctx in callee.contexts.items():
+            origin = key[0] if isinstance(key, tuple) else key
+            applied = origin is func or (ctx.via == "decorator" and model.resolve_function(call.func) is callee)
+            if applied and ctx.abstract and ctx.cached and param not in ctx.static \
+                    and (ctx.traced_params is None or param in ctx.traced_params):
+                return True
+        return False
 
     # ------------------------------------------------------------------ helpers
     def _under_x64_check(self, call: cst.Call) -> bool:
