@@ -81,6 +81,8 @@ def _install(state: State, jax) -> None:
         logger.setLevel(logging.WARNING)
     logger.propagate = False
     _patch_random(state, jax)
+    from jaxlint.confirm import flow
+    flow.install(jax)
 
 
 _SAMPLERS = ("normal", "uniform", "randint", "bernoulli", "choice", "permutation", "categorical",
@@ -115,9 +117,12 @@ def _patch_random(state: State, jax) -> None:
                 for v in np.asarray(x).ravel()[:_HEAD].tolist()]
 
     def record(name, lines, bits, head, order, traced=False):
-        head, order = numbers(head), numbers(order)
+        from jaxlint.confirm.flow import FLOW
+
+        with FLOW.quiet():  # jaxlint reading the numbers is not the program using them
+            head, order, bits = numbers(head), numbers(order), numbers(bits)
         state["draws"].append({"fn": name, "line": lines[0], "lines": lines,
-                               "key": str(numbers(bits)), "value": str(head[:3]), "head": head,
+                               "key": str(bits), "value": str(head[:3]), "head": head,
                                "order": order, "traced": traced})
 
     def wrap(name, fn):
@@ -136,6 +141,11 @@ def _patch_random(state: State, jax) -> None:
                 order = head if order is None else order[:_HEAD]
                 if not any(isinstance(x, jax.core.Tracer) for x in (bits, head, order)):
                     record(name, lines, bits, head, order)
+                    # Label the numbers, to see later where they go (flow.py).
+                    from jaxlint.confirm.flow import FLOW
+                    draw_id = state["draw_ids"] = state.get("draw_ids", 0) + 1
+                    state["draws"][-1]["id"] = draw_id
+                    FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw_id}))
                 elif state.get("traced_draws"):
                     # Runs when the program's compiled computation runs, with its values.
                     jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o, True),
@@ -260,6 +270,8 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     state["traced_draws"] = any(str(f.get("code")).startswith("JAX50") for f in findings)
     state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
                  budget=state["budget_total"] * 5)
+    from jaxlint.confirm.flow import FLOW
+    FLOW.reset(path, on=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
     try:
         text = _source(job)
         source = compile(text, path, "exec")
