@@ -26,7 +26,7 @@ _LIMIT = 200_000  # labelled arrays kept alive at most (ids must not be reused w
 
 class Flow:
     def __init__(self) -> None:
-        self.on = False
+        self.on = self.enabled = False
         self.path: Optional[str] = None
         self.labels: dict[int, tuple] = {}  # id(array) -> (array, frozenset of draw ids)
         self.reads: list[tuple[frozenset, list[int]]] = []  # labels read, target lines
@@ -34,9 +34,28 @@ class Flow:
         self.full = False
         self._quiet = 0
 
-    def reset(self, path: Optional[str], on: bool) -> None:
-        self.on, self.path = on, path
+    def reset(self, path: Optional[str], enabled: bool) -> None:
+        """A new file: follow its draws (once one is made) when `enabled`."""
+        self.on, self.enabled, self.path = False, enabled, path
         self.labels, self.reads, self.met, self.full = {}, [], {}, False
+
+    def start(self) -> None:
+        """Follow from now on. JAX's C++ dispatch skips Python for calls it has seen: its
+        caches are emptied (the compiled code stays: nothing recompiles) and, while on,
+        not refilled. Dispatch through Python costs ~30x per eager op, so it starts at the
+        first draw, not at the import."""
+        if self.on or not self.enabled:
+            return
+        from jax._src import pjit
+        from jax._src.lib import _jax
+
+        pjit._cpp_pjit_cache_fun_only.clear()
+        pjit._cpp_pjit_cache_explicit_attributes.clear()
+        _jax.PjitFunctionCache.clear_all()
+        self.on = True
+
+    def stop(self) -> None:
+        self.on = False
 
     # ------------------------------------------------------------------ labels
     def of(self, values: Iterable) -> frozenset:
@@ -149,7 +168,7 @@ def _zero(value) -> bool:
 
 
 def install(jax) -> None:
-    """Patch, once, in the worker before its forks; idle until `FLOW.reset(path, True)`."""
+    """Patch, once, in the worker before its forks; idle until `FLOW.start()`."""
     from jax._src import core, pjit
 
     fastpath = pjit._get_fastpath_data

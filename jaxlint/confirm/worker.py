@@ -145,6 +145,7 @@ def _patch_random(state: State, jax) -> None:
                     from jaxlint.confirm.flow import FLOW
                     draw_id = state["draw_ids"] = state.get("draw_ids", 0) + 1
                     state["draws"][-1]["id"] = draw_id
+                    FLOW.start()
                     FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw_id}))
                 elif state.get("traced_draws"):
                     # Runs when the program's compiled computation runs, with its values.
@@ -267,11 +268,12 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     findings = job["findings"]
     # Draws under jit are recorded by a callback the program's computation runs: only where a
     # key-reuse finding needs them.
-    state["traced_draws"] = any(str(f.get("code")).startswith("JAX50") for f in findings)
+    state["traced_draws"] = any(str(f.get("code")).startswith("JAX50")
+                                or (f.get("confirm") or {}).get("kind") == "prng" for f in findings)
     state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
                  budget=state["budget_total"] * 5)
     from jaxlint.confirm.flow import FLOW
-    FLOW.reset(path, on=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
+    FLOW.reset(path, enabled=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
     try:
         text = _source(job)
         source = compile(text, path, "exec")
@@ -330,6 +332,8 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         except Exception:  # noqa: BLE001 - a computation of the program failed; its error showed
             pass
     state["import_draws"] = list(state["draws"])
+    FLOW.stop()  # the other recipes run at full speed; the key-reuse one restarts it
+    FLOW.enabled = False
     state["import_error"] = import_error
     out = []
     for i, f in enumerate(findings):

@@ -120,12 +120,16 @@ def confirm(job: Job) -> Verdict:
         how, last = f"calling {job.f.get('function')} without jit", None
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
             start = len(state["draws"])
+            FLOW.enabled = True  # follow the numbers from this call's first draw on
             try:
                 with jax.disable_jit():  # keys stay concrete, so the draws can be compared
                     result = eager(*a.args, **a.kwargs)
             except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
                 last = (exc, a.shapes)
                 continue
+            finally:
+                FLOW.stop()
+                FLOW.enabled = False
             draws, shapes, last = state["draws"][start:], a.shapes, None
             break
         if last is not None:
