@@ -125,6 +125,21 @@ def _patch_random(state: State, jax) -> None:
                                "key": str(bits), "value": str(head[:3]), "head": head,
                                "order": order, "traced": traced})
 
+    def follow(draw: dict, out) -> None:
+        """Label the numbers of a draw at a flagged site, to see later where they go
+        (flow.py). The first few draws of each site only: two are compared, and every label
+        slows the program down."""
+        from jaxlint.confirm.flow import FLOW
+
+        sites = state.get("draw_sites") or {}
+        site = next((n for n in draw["lines"] if n in sites), None)
+        if site is None or sites[site] >= _FOLLOWED or not FLOW.enabled:
+            return
+        sites[site] += 1
+        draw["id"] = state["draw_ids"] = state.get("draw_ids", 0) + 1
+        FLOW.start()
+        FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw["id"]}))
+
     def wrap(name, fn):
         def draw(key, *args, **kwargs):
             out = fn(key, *args, **kwargs)
@@ -141,12 +156,7 @@ def _patch_random(state: State, jax) -> None:
                 order = head if order is None else order[:_HEAD]
                 if not any(isinstance(x, jax.core.Tracer) for x in (bits, head, order)):
                     record(name, lines, bits, head, order)
-                    # Label the numbers, to see later where they go (flow.py).
-                    from jaxlint.confirm.flow import FLOW
-                    draw_id = state["draw_ids"] = state.get("draw_ids", 0) + 1
-                    state["draws"][-1]["id"] = draw_id
-                    FLOW.start()
-                    FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw_id}))
+                    follow(state["draws"][-1], out)
                 elif state.get("traced_draws"):
                     # Runs when the program's compiled computation runs, with its values.
                     jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o, True),
@@ -165,6 +175,22 @@ def _patch_random(state: State, jax) -> None:
             setattr(jax.random, name, wrap(name, fn))
 
 
+def draw_sites(findings: list[dict]) -> dict[int, int]:
+    """The lines of the key-reuse findings' draws (the flagged lines and the earlier draw
+    each names), each with a count of the draws followed there."""
+    sites: dict[int, int] = {}
+    for f in findings:
+        confirm = f.get("confirm") or {}
+        if not (str(f.get("code")).startswith("JAX50") or confirm.get("kind") == "prng"):
+            continue
+        lines = set(range(f["line"], max(f.get("end_line") or f["line"], f["line"]) + 1))
+        previous = confirm.get("previous_line")
+        if isinstance(previous, int) or str(previous).isdigit():
+            lines.add(int(previous))
+        sites.update((n, 0) for n in lines)
+    return sites
+
+
 def _order(permutation, key, args, kwargs):
     """The order a permutation of an array applied: it depends on the key and the length
     only (`permutation(key, n)`), so two permutations of different data with one key are
@@ -180,6 +206,7 @@ def _order(permutation, key, args, kwargs):
     return permutation(key, n)
 
 
+_FOLLOWED = 4  # draws followed per flagged site
 _HEAD = 8  # numbers kept per draw: enough to see that two draws' numbers are the same
 
 
@@ -274,6 +301,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
                  budget=state["budget_total"] * 5)
     from jaxlint.confirm.flow import FLOW
     FLOW.reset(path, enabled=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
+    state["draw_sites"] = draw_sites(findings)
     try:
         text = _source(job)
         source = compile(text, path, "exec")

@@ -121,6 +121,7 @@ def confirm(job: Job) -> Verdict:
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
             start = len(state["draws"])
             FLOW.enabled = True  # follow the numbers from this call's first draw on
+            state["draw_sites"] = dict.fromkeys(state.get("draw_sites") or (), 0)
             try:
                 with jax.disable_jit():  # keys stay concrete, so the draws can be compared
                     result = eager(*a.args, **a.kwargs)
