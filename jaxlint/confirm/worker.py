@@ -386,7 +386,9 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
             out.append(_dict(imported.import_verdict(path, f, code, here[0], state)))
             continue
         if kind == "removed-api":
-            out.append(_dict(removed_api.removed(path, f, None)))
+            line = f["line"]
+            out.append(_dict(removed_api.removed(path, f, None, removed_api._ran_anywhere(
+                watch, line, max(f.get("end_line") or line, line)))))
             continue
         rjob = Job(module, path, f, code, state)
         left = timeout * 0.9 - (time.monotonic() - started)
