@@ -11,6 +11,7 @@ from typing import ClassVar, Optional
 import jax
 
 import dataclasses
+import functools
 import importlib
 import linecache
 import importlib.util
@@ -165,6 +166,18 @@ _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _MAX_FILES = 3000
 
 
+@functools.lru_cache(maxsize=8)
+def _python_files(root: str) -> Optional[tuple[str, ...]]:
+    """The project's .py files (hidden folders skipped); None when there are too many."""
+    files: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        if len(files) > _MAX_FILES:
+            return None
+    return tuple(files)
+
+
 def _callee(function: str) -> str:
     """The name a use of `function` spells: a method's own name, a class for `__init__`."""
     parts = function.split(".")
@@ -183,13 +196,10 @@ def callers(path: str, function: str) -> Optional[str]:
     if name.startswith("__") and name.endswith("__"):
         return "Python's own protocol calls"
     real = os.path.realpath(path)
-    files = [real]
-    for folder, dirs, names in os.walk(project_root(path)):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
-        if len(files) > _MAX_FILES:
-            return f"(over {_MAX_FILES} files in the project: not searched)"
-    for file in dict.fromkeys(files):
+    files = _python_files(project_root(path))
+    if files is None:
+        return f"(over {_MAX_FILES} files in the project: not searched)"
+    for file in dict.fromkeys([real, *files]):
         try:
             text = linecache.getlines(file) if file == real else None
             text = "".join(text) if text else open(file, encoding="utf-8").read()
