@@ -27,6 +27,7 @@ _LIMIT = 200_000  # labelled arrays kept alive at most (ids must not be reused w
 class Flow:
     def __init__(self) -> None:
         self.on = self.enabled = False
+        self.numpy: dict = {}  # name -> (NumPy's function, the one that sees reads)
         self.path: Optional[str] = None
         self.labels: dict[int, tuple] = {}  # id(array) -> (array, frozenset of draw ids)
         self.reads: list[tuple[frozenset, list[int]]] = []  # labels read, target lines
@@ -53,9 +54,18 @@ class Flow:
         pjit._cpp_pjit_cache_explicit_attributes.clear()
         _jax.PjitFunctionCache.clear_all()
         self.on = True
+        self._swap(1)
 
     def stop(self) -> None:
+        if self.on:
+            self._swap(0)
         self.on = False
+
+    def _swap(self, which: int) -> None:
+        import numpy as np
+
+        for name, pair in self.numpy.items():
+            setattr(np, name, pair[which])
 
     # ------------------------------------------------------------------ labels
     def of(self, values: Iterable) -> frozenset:
@@ -228,8 +238,10 @@ def install(jax) -> None:
     # ... nor does NumPy's C code, which takes the buffer: the module's functions are watched.
     import numpy as np
 
-    for name in ("asarray", "array", "asanyarray", "ascontiguousarray"):
-        setattr(np, name, _reading(getattr(np, name), impl))
+    # Swapped in only while following (start/stop): NumPy stays itself for everything else
+    # (numba, for one, compiles only the real functions).
+    FLOW.numpy = {name: (getattr(np, name), _reading(getattr(np, name), impl))
+                  for name in ("asarray", "array", "asanyarray", "ascontiguousarray")}
 
 
 def _key_array_type():
