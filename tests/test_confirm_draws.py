@@ -41,6 +41,10 @@ CASES = {
     "jitted": reuse("REAL jitted", "noisy_pair", previous="a = x + jax.random.normal(key"),
     "jitted-calls": reuse("DECOY jitted-calls", "noisy", code="JAX502"),
     "hoisted": reuse("REAL hoisted", "fixed_noise_loss.body", code="JAX502"),
+    "discarded": reuse("DECOY discarded", previous="w_big = jax.random.normal"),
+    "times-zero": reuse("DECOY times zero", previous="population = jax.random.uniform",
+                        code="JAX503"),
+    "printed": reuse("REAL printed", previous="kept_a = jax.random.normal"),
 }
 
 
@@ -72,8 +76,26 @@ def test_reuse_inside_one_call_of_a_helper_is_not_the_loop_line(got):
 def test_draws_of_the_programs_own_jitted_call_are_observed(got):
     v = got["jitted"]
     assert v["verdict"] == "confirmed", v
-    # Recorded while the program's own compiled call ran, not by calling it again.
-    assert "drawn at import" in v["evidence"], v
+    # Inside the compiled call the numbers are not followed: the function runs without jit,
+    # with the arguments of the program's own call, and returns both draws.
+    assert "as called at line" in v["evidence"], v
+    assert "both in the function's result" in v["evidence"], v
+
+
+def test_identical_draws_that_never_meet_are_not_confirmed(got):
+    # The same key drew twice, but the numbers meet only in a value nobody reads (a timing
+    # demo), or only in a product by 0: the program never uses them together.
+    for name in ("discarded", "times-zero"):
+        v = got[name]
+        assert v["verdict"] == "not reproduced", (name, v)
+        assert "never reached one result together" in v["summary"], (name, v)
+    assert "in a value the program never read" in got["discarded"]["evidence"]
+
+
+def test_identical_draws_read_together_are_confirmed(got):
+    v = got["printed"]
+    assert v["verdict"] == "confirmed", v
+    assert "read together at line" in v["evidence"], v
 
 
 def test_a_jitted_function_called_with_a_new_key_each_time(got):

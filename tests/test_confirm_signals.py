@@ -70,3 +70,37 @@ def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
     time.sleep(0.2)
     assert alive(seen) == []
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_closed_pipe_during_confirm_leaves_nothing(tmp_path):
+    # `jaxlint --confirm slow.py | head -0`: the reader is gone while the user's code runs.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp_path / "slow.py").write_text(SLOW)
+    env = {**os.environ, "TMPDIR": str(tmp), "JAX_PLATFORMS": "cpu",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    read, write = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "--no-cache", "--confirm",
+                             "--confirm-timeout", "8", "slow.py"],
+                            cwd=tmp_path, env=env, stdout=write, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    os.close(write)
+    try:
+        deadline = time.monotonic() + 90
+        seen: set[int] = set()
+        while time.monotonic() < deadline:
+            seen |= set(descendants(proc.pid))
+            if len(seen) >= 3:
+                break
+            time.sleep(0.1)
+        assert len(seen) >= 3, "the worker, its fork and the user's child did not start"
+        os.close(read)
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "Traceback" not in err.decode(), err.decode()
+    time.sleep(0.2)
+    assert alive(seen) == []
+    assert list(tmp.iterdir()) == []

@@ -81,6 +81,8 @@ def _install(state: State, jax) -> None:
         logger.setLevel(logging.WARNING)
     logger.propagate = False
     _patch_random(state, jax)
+    from jaxlint.confirm import flow
+    flow.install(jax)
 
 
 _SAMPLERS = ("normal", "uniform", "randint", "bernoulli", "choice", "permutation", "categorical",
@@ -115,10 +117,28 @@ def _patch_random(state: State, jax) -> None:
                 for v in np.asarray(x).ravel()[:_HEAD].tolist()]
 
     def record(name, lines, bits, head, order, traced=False):
-        head, order = numbers(head), numbers(order)
+        from jaxlint.confirm.flow import FLOW
+
+        with FLOW.quiet():  # jaxlint reading the numbers is not the program using them
+            head, order, bits = numbers(head), numbers(order), numbers(bits)
         state["draws"].append({"fn": name, "line": lines[0], "lines": lines,
-                               "key": str(numbers(bits)), "value": str(head[:3]), "head": head,
+                               "key": str(bits), "value": str(head[:3]), "head": head,
                                "order": order, "traced": traced})
+
+    def follow(draw: dict, out) -> None:
+        """Label the numbers of a draw at a flagged site, to see later where they go
+        (flow.py). The first few draws of each site only: two are compared, and every label
+        slows the program down."""
+        from jaxlint.confirm.flow import FLOW
+
+        sites = state.get("draw_sites") or {}
+        site = next((n for n in draw["lines"] if n in sites), None)
+        if site is None or sites[site] >= _FOLLOWED or not FLOW.enabled:
+            return
+        sites[site] += 1
+        draw["id"] = state["draw_ids"] = state.get("draw_ids", 0) + 1
+        FLOW.start()
+        FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw["id"]}))
 
     def wrap(name, fn):
         def draw(key, *args, **kwargs):
@@ -136,6 +156,7 @@ def _patch_random(state: State, jax) -> None:
                 order = head if order is None else order[:_HEAD]
                 if not any(isinstance(x, jax.core.Tracer) for x in (bits, head, order)):
                     record(name, lines, bits, head, order)
+                    follow(state["draws"][-1], out)
                 elif state.get("traced_draws"):
                     # Runs when the program's compiled computation runs, with its values.
                     jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o, True),
@@ -154,6 +175,22 @@ def _patch_random(state: State, jax) -> None:
             setattr(jax.random, name, wrap(name, fn))
 
 
+def draw_sites(findings: list[dict]) -> dict[int, int]:
+    """The lines of the key-reuse findings' draws (the flagged lines and the earlier draw
+    each names), each with a count of the draws followed there."""
+    sites: dict[int, int] = {}
+    for f in findings:
+        confirm = f.get("confirm") or {}
+        if not (str(f.get("code")).startswith("JAX50") or confirm.get("kind") == "prng"):
+            continue
+        lines = set(range(f["line"], max(f.get("end_line") or f["line"], f["line"]) + 1))
+        previous = confirm.get("previous_line")
+        if isinstance(previous, int) or str(previous).isdigit():
+            lines.add(int(previous))
+        sites.update((n, 0) for n in lines)
+    return sites
+
+
 def _order(permutation, key, args, kwargs):
     """The order a permutation of an array applied: it depends on the key and the length
     only (`permutation(key, n)`), so two permutations of different data with one key are
@@ -169,6 +206,7 @@ def _order(permutation, key, args, kwargs):
     return permutation(key, n)
 
 
+_FOLLOWED = 4  # draws followed per flagged site
 _HEAD = 8  # numbers kept per draw: enough to see that two draws' numbers are the same
 
 
@@ -257,9 +295,13 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     findings = job["findings"]
     # Draws under jit are recorded by a callback the program's computation runs: only where a
     # key-reuse finding needs them.
-    state["traced_draws"] = any(str(f.get("code")).startswith("JAX50") for f in findings)
+    state["traced_draws"] = any(str(f.get("code")).startswith("JAX50")
+                                or (f.get("confirm") or {}).get("kind") == "prng" for f in findings)
     state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
                  budget=state["budget_total"] * 5)
+    from jaxlint.confirm.flow import FLOW
+    FLOW.reset(path, enabled=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
+    state["draw_sites"] = draw_sites(findings)
     try:
         text = _source(job)
         source = compile(text, path, "exec")
@@ -318,6 +360,8 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         except Exception:  # noqa: BLE001 - a computation of the program failed; its error showed
             pass
     state["import_draws"] = list(state["draws"])
+    FLOW.stop()  # the other recipes run at full speed; the key-reuse one restarts it
+    FLOW.enabled = False
     state["import_error"] = import_error
     out = []
     for i, f in enumerate(findings):
@@ -342,7 +386,9 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
             out.append(_dict(imported.import_verdict(path, f, code, here[0], state)))
             continue
         if kind == "removed-api":
-            out.append(_dict(removed_api.removed(path, f, None)))
+            line = f["line"]
+            out.append(_dict(removed_api.removed(path, f, None, removed_api._ran_anywhere(
+                watch, line, max(f.get("end_line") or line, line)))))
             continue
         rjob = Job(module, path, f, code, state)
         left = timeout * 0.9 - (time.monotonic() - started)

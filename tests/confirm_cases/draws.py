@@ -7,6 +7,7 @@ import jax.numpy as jnp
 key = jax.random.key(0)
 data = jax.random.normal(key, (100, 2))
 weights = jax.random.normal(key, (2,))  # REAL sizes: the first row of `data` again
+print(data @ weights)
 
 
 def shuffled_top(x, key):
@@ -60,3 +61,22 @@ def fixed_noise_loss(p):
 
 
 jax.grad(fixed_noise_loss)(1.0)
+
+
+# Identical numbers that never reach one result (the ledger's false findings, rebuilt):
+timing_key = jax.random.key(6)
+w_big = jax.random.normal(timing_key, (4, 4))
+x_big = jax.random.normal(timing_key, (8, 4))  # DECOY discarded: they meet only in `r` below
+for _ in range(2):
+    r = jnp.stack([w_big @ x_big[i] for i in range(8)])  # a timing demo: never read
+print(f"loop: {0.5:.2f} ms")
+
+zero_key = jax.random.key(7)
+population = jax.random.uniform(zero_key, (3,)) * 0.0  # the draw's numbers are dropped
+zero_key, zero_sub = jax.random.split(zero_key)  # DECOY times zero: meets only a product by 0
+print(population + jax.random.normal(zero_sub, (3,)))
+
+meet_key = jax.random.key(8)
+kept_a = jax.random.normal(meet_key, (3,))
+kept_b = jax.random.normal(meet_key, (3,))  # REAL printed: the same numbers, added and shown
+print(kept_a + kept_b)

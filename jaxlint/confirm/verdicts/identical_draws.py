@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 import jax
 
+from jaxlint.confirm.flow import FLOW
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
                                            Verdict, first_line, verdict)
 
@@ -43,51 +44,28 @@ class DrawEvidence(Evidence):
     values: str = ""
 
 
-def confirm(job: Job) -> Verdict:
-    state = job.state
-    # The program's own draws, its jitted calls included (recorded as they ran).
-    draws = [d for d in state["import_draws"]]
-    how, shapes = "at import", ""
-    flagged = set(range(job.line, job.end_line + 1))
-    previous = job.confirm.get("previous_line")
-    previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
-    # The line drawing again (a loop): one draw of a compiled computation compares nothing, as
-    # a draw from a constant key runs once however many iterations use it (grad hoists it out
-    # of the loop); one draw run as Python ran it shows the line drew once.
-    again = previous is None or previous in flagged
+def _meeting(d: dict, other: dict, result) -> Optional[str]:
+    """Where both draws' numbers reach one result the program uses, or None.
 
-    def lone_traced(ds) -> bool:
-        at = [d for d in ds if flagged & set(_lines(d))]
-        return again and len(at) == 1 and at[0].get("traced", False)
+    Identical numbers are harmless where they never meet: a draw multiplied by 0, a timing
+    demo's discarded output, a state thrown away. So the run must show a value made from both
+    that the program reads back (prints, formats, converts to NumPy or a float) or that the
+    called function returns; a meeting in a value nobody reads is no evidence."""
+    a, b = d.get("id"), other.get("id")
+    if a is None or b is None:
+        return None  # drawn inside a compiled call: their numbers cannot be followed there
+    read = FLOW.read_together(a, b)
+    if read:
+        met = FLOW.met_at(a, b)
+        return (f"met at line {met[0]}, " if met else "") + f"read together at line {read[0]}"
+    if result is not None and FLOW.together(result, a, b):
+        return "both in the function's result"
+    return None
 
-    if (lone_traced(draws) or not any(flagged & set(_lines(d)) for d in draws)) \
-            and job.f.get("function"):
-        entry = job.entry()
-        sig, is_method, static, _, eager = job.callables(entry)
-        how, last = f"calling {job.f.get('function')} without jit", None
-        for a in job.args_list(entry, sig, is_method, static, concrete=True):
-            start = len(state["draws"])
-            try:
-                with jax.disable_jit():  # keys stay concrete, so the draws can be compared
-                    eager(*a.args, **a.kwargs)
-            except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
-                last = (exc, a.shapes)
-                continue
-            draws, shapes, last = state["draws"][start:], a.shapes, None
-            break
-        if last is not None:
-            return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
-                           f"{first_line(last[0])} (with {last[1]})", last[1])
+
+def _pairs(job: Job, draws: list, previous: Optional[int], flagged: set):
+    """The flagged sites' draws with the same key and the same numbers: (d, other, field)."""
     here = [d for d in draws if flagged & set(_lines(d))]
-    if not here:
-        return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
-                       shapes)
-    if lone_traced(draws):
-        return verdict(COULD_NOT_RUN, f"line {job.line} drew once: nothing to compare",
-                       f"tried {how}", shapes)
-    # The flagged sites: the earlier draw the rule names (`previous_line`: a draw there, or in
-    # what that line calls), else the flagged line itself drawing again (a loop). A key equal
-    # to some other draw's proves nothing.
     for d in here:
         for other in draws:
             if other is d or other["key"] != d["key"]:
@@ -108,21 +86,98 @@ def confirm(job: Job) -> Verdict:
             if "fold_in" in (d["fn"], other["fn"]) or (
                     same_fn and not _same_numbers(d, other, field)):
                 continue  # fold_in derives new keys from one key; different data, different draws
-            same = "" if not same_fn else ", giving the same shuffle" \
-                if d["fn"] == "permutation" else ", giving identical values"
-            first, second = (d["line"], d["line"]) if previous is None or previous in flagged \
-                else (previous, job.line)
-            where = f"line {second} drew twice" if first == second else \
-                f"line {first} and line {second} drew"
-            shown = [str((x.get(field) or [])[:3]) if field == "order" else x["value"]
-                     for x in (other, d)]
-            what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
-            return verdict(CONFIRMED, f"{where} with the same key{same}", DrawEvidence(
-                first_line=first, second_line=second, key=d["key"],
-                values=f"{shown[0]} / {shown[1]}",
-                note=f"{other['fn']} at {_where(other)} -> {shown[0]}{what}; "
-                     f"{d['fn']} at {_where(d)} -> {shown[1]}{what} (same key {d['key']}; "
-                     f"drawn {how})"), shapes)
+            yield d, other, field
+
+
+def confirm(job: Job) -> Verdict:
+    state = job.state
+    # The program's own draws, its jitted calls included (recorded as they ran).
+    draws = [d for d in state["import_draws"]]
+    how, shapes, result = "at import", "", None
+    flagged = set(range(job.line, job.end_line + 1))
+    previous = job.confirm.get("previous_line")
+    previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
+    # The line drawing again (a loop): one draw of a compiled computation compares nothing, as
+    # a draw from a constant key runs once however many iterations use it (grad hoists it out
+    # of the loop); one draw run as Python ran it shows the line drew once.
+    again = previous is None or previous in flagged
+
+    def lone_traced(ds) -> bool:
+        at = [d for d in ds if flagged & set(_lines(d))]
+        return again and len(at) == 1 and at[0].get("traced", False)
+
+    def unmet(ds) -> bool:
+        """Same-key pairs at the sites, none seen to meet: drawn under jit (not followed), or
+        in a function whose result the program's own call dropped. Calling the function
+        shows what it returns."""
+        pairs = list(_pairs(job, ds, previous, flagged))
+        return bool(pairs) and all(_meeting(d, o, None) is None for d, o, _ in pairs)
+
+    if (lone_traced(draws) or unmet(draws)
+            or not any(flagged & set(_lines(d)) for d in draws)) and job.f.get("function"):
+        entry = job.entry()
+        sig, is_method, static, _, eager = job.callables(entry)
+        how, last = f"calling {job.f.get('function')} without jit", None
+        for a in job.args_list(entry, sig, is_method, static, concrete=True):
+            start = len(state["draws"])
+            FLOW.enabled = True  # follow the numbers from this call's first draw on
+            state["draw_sites"] = dict.fromkeys(state.get("draw_sites") or (), 0)
+            try:
+                with jax.disable_jit():  # keys stay concrete, so the draws can be compared
+                    result = eager(*a.args, **a.kwargs)
+            except Exception as exc:  # noqa: BLE001 - wrong guess of argument shapes
+                last = (exc, a.shapes)
+                continue
+            finally:
+                FLOW.stop()
+                FLOW.enabled = False
+            draws, shapes, last = state["draws"][start:], a.shapes, None
+            break
+        if last is not None:
+            return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
+                           f"{first_line(last[0])} (with {last[1]})", last[1])
+    here = [d for d in draws if flagged & set(_lines(d))]
+    if not here:
+        return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
+                       shapes)
+    if lone_traced(draws):
+        return verdict(COULD_NOT_RUN, f"line {job.line} drew once: nothing to compare",
+                       f"tried {how}", shapes)
+    # The flagged sites: the earlier draw the rule names (`previous_line`: a draw there, or in
+    # what that line calls), else the flagged line itself drawing again (a loop). A key equal
+    # to some other draw's proves nothing, and equal numbers prove nothing until they meet.
+    unmet = None
+    for d, other, field in _pairs(job, draws, previous, flagged):
+        first, second = (d["line"], d["line"]) if previous is None or previous in flagged \
+            else (previous, job.line)
+        where = f"line {second} drew twice" if first == second else \
+            f"line {first} and line {second} drew"
+        shown = [str((x.get(field) or [])[:3]) if field == "order" else x["value"]
+                 for x in (other, d)]
+        what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
+        drawn = f"{other['fn']} at {_where(other)} -> {shown[0]}{what}; " \
+                f"{d['fn']} at {_where(d)} -> {shown[1]}{what} (same key {d['key']}; drawn {how})"
+        meeting = _meeting(d, other, result)
+        if meeting is None:
+            unmet = unmet or (where, d, other, drawn)
+            continue
+        same = "" if d["fn"] != other["fn"] else ", giving the same shuffle" \
+            if d["fn"] == "permutation" else ", giving identical values"
+        return verdict(CONFIRMED, f"{where} with the same key{same}", DrawEvidence(
+            first_line=first, second_line=second, key=d["key"],
+            values=f"{shown[0]} / {shown[1]}", note=f"{drawn}; {meeting}"), shapes)
+    if unmet is not None:
+        where, d, other, drawn = unmet
+        if d.get("id") is None or other.get("id") is None:
+            why = "they were drawn inside a compiled call, where their numbers are not followed"
+        else:
+            met = FLOW.met_at(d["id"], other["id"])
+            why = (f"they met at line {met[0]} in a value the program never read" if met else
+                   "no value the program read or returned was made from both") + \
+                  (" (too many values to follow)" if FLOW.full else "")
+        return verdict(NOT_REPRODUCED, f"{where} with the same key, but the numbers never "
+                                       f"reached one result together",
+                       f"{drawn}; {why}", shapes)
     sites = {previous} if previous is not None else flagged
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",

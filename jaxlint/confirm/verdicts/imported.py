@@ -105,7 +105,9 @@ def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
                             raised_line=frame.line if frame is not None else 0,
                             traceback=excerpt(exc))
     if kind == "removed-api":
-        return removed_api.removed(path, finding, exc)
+        watch = state.get("live_watch")
+        return removed_api.removed(path, finding, exc, removed_api._ran_anywhere(
+            watch, line, end_line))
     via = set()
     if not at_line and frame is not None and os.path.realpath(frame.filename) == os.path.realpath(path):
         via = _bound_at(path, line, end_line) & _called_at(path, frame.line)

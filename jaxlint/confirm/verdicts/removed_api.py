@@ -11,6 +11,7 @@ from typing import ClassVar, Optional
 import jax
 
 import dataclasses
+import functools
 import importlib
 import linecache
 import importlib.util
@@ -57,8 +58,36 @@ def _import_error_at(path: Optional[str], line: int, end_line: int,
     return raised_at(exc, path, line, end_line)
 
 
-def removed(path: Optional[str], finding: dict, import_error: Optional[BaseException]) -> Verdict:
-    """A removed JAX name: confirmed when the installed jax lacks it (the failure is the bug)."""
+def removed(path: Optional[str], finding: dict, import_error: Optional[BaseException],
+            ran: Optional[int] = None) -> Verdict:
+    """A removed JAX name: confirmed when the installed jax lacks it and the line is reached:
+    it ran, or it is module code, or its function is called or passed somewhere in the
+    project. `ran`: how often the line ran while the program ran (None: not watched)."""
+    absent = _absent(path, finding, import_error)
+    if absent.verdict != CONFIRMED or ran or not path or not finding.get("function"):
+        return absent
+    if _import_error_at(path, finding["line"], max(finding.get("end_line") or 0, finding["line"]),
+                        import_error):
+        return absent
+    # The line never ran here. A missing attribute raises whatever the arguments, so a call
+    # from anywhere would show it; none anywhere in the project means it never runs.
+    function = finding["function"]
+    caller = callers(path, function)
+    what = absent.evidence.text()
+    if caller is None:
+        return verdict(NOT_REPRODUCED, f"line {finding['line']} never runs: nothing in the "
+                                       f"project calls {function}",
+                       RemovedEvidence(note=f"{what}; but the program never ran line "
+                                            f"{finding['line']}, and no code under "
+                                            f"{project_root(path)} names `{_callee(function)}` "
+                                            f"(its imports aside)"))
+    return verdict(CONFIRMED, absent.summary,
+                   RemovedEvidence(note=f"{what}; line {finding['line']} did not run here, but "
+                                        f"{function} is used at {caller}: a call from there raises"))
+
+
+def _absent(path: Optional[str], finding: dict, import_error: Optional[BaseException]) -> Verdict:
+    """Whether the installed jax lacks the name the flagged line uses."""
     confirm = finding.get("confirm") or {}
     line = finding["line"]
     end_line = max(finding.get("end_line") or line, line)
@@ -118,6 +147,76 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
                    "the finding carries neither `removed` nor `removed_module`")
 
 
+
+
+def project_root(path: str) -> str:
+    """The nearest folder above `path` that holds a project marker, else the file's own."""
+    here = os.path.dirname(os.path.realpath(path))
+    folder = here
+    while True:
+        if any(os.path.exists(os.path.join(folder, m)) for m in _PROJECT_MARKERS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+
+
+_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+_MAX_FILES = 3000
+
+
+@functools.lru_cache(maxsize=8)
+def _python_files(root: str) -> Optional[tuple[str, ...]]:
+    """The project's .py files (hidden folders skipped); None when there are too many."""
+    files: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        if len(files) > _MAX_FILES:
+            return None
+    return tuple(files)
+
+
+def _callee(function: str) -> str:
+    """The name a use of `function` spells: a method's own name, a class for `__init__`."""
+    parts = function.split(".")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        return parts[-2]
+    return parts[-1]
+
+
+def callers(path: str, function: str) -> Optional[str]:
+    """`file:line` of a use of `function` in the project (a call, or the name passed on), or
+    None. Imports and the def itself are no use. Special methods other than `__init__` are
+    called by Python itself: always used."""
+    import ast
+
+    name = _callee(function)
+    if name.startswith("__") and name.endswith("__"):
+        return "Python's own protocol calls"
+    real = os.path.realpath(path)
+    files = _python_files(project_root(path))
+    if files is None:
+        return f"(over {_MAX_FILES} files in the project: not searched)"
+    for file in dict.fromkeys([real, *files]):
+        try:
+            text = linecache.getlines(file) if file == real else None
+            text = "".join(text) if text else open(file, encoding="utf-8").read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if name not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            used = isinstance(node, ast.Name) and node.id == name or \
+                isinstance(node, ast.Attribute) and node.attr == name
+            if used and isinstance(getattr(node, "ctx", None), ast.Load):
+                return f"{os.path.relpath(file, project_root(path))}:{node.lineno}"
+    return None
 
 
 # What a guard catches when the name is missing.
@@ -236,7 +335,17 @@ def _imported(source: str) -> set[str]:
 
 
 def confirm(job: Job) -> Verdict:
-    return removed(job.path, job.f, None)
+    watch = job.state.get("import_watch")
+    line = job.f["line"]
+    ran = _ran_anywhere(watch, line, max(job.f.get("end_line") or line, line))
+    return removed(job.path, job.f, None, ran)
+
+
+def _ran_anywhere(watch, first: int, last: int) -> Optional[int]:
+    """How often the lines ran in any code of the file (None: no watch)."""
+    if watch is None:
+        return None
+    return max((n for (_, line), n in watch.counts.items() if first <= line <= last), default=0)
 
 
 @dataclasses.dataclass

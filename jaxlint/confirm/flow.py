@@ -1,0 +1,288 @@
+"""Where the numbers of the program's draws go, while it runs (for JAX501-JAX503).
+
+Two draws with one key give the same numbers; that is a bug only where both sets of numbers
+reach one result the program uses. So each concrete array a draw returns is labelled with the
+draw, and every operation the program runs labels its outputs with the union of its inputs'
+labels:
+- eager `jnp` calls and the program's jitted calls, through `pjit._run_python_pjit` (the C++
+  fast path that skips Python is turned off while a file is watched: its cache would hide the
+  calls after the first);
+- primitives bound on concrete values (`x[i]`, `jnp.stack`, the inside of `vmap`, everything
+  under `jax.disable_jit()`), through `core.Primitive.bind`.
+A jitted call labels all its outputs with all its inputs' labels (its inside is not followed).
+The program *uses* a value when it reads it back to Python (print, format, float, .item(),
+np.asarray, a plot, a file): every such read goes through the array's `_value`, where the
+labels read are kept with the target file's lines on the stack.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Iterable, Optional
+
+_LIMIT = 200_000  # labelled arrays kept alive at most (ids must not be reused while labelled)
+
+
+class Flow:
+    def __init__(self) -> None:
+        self.on = self.enabled = False
+        self.numpy: dict = {}  # name -> (NumPy's function, the one that sees reads)
+        self.path: Optional[str] = None
+        self.labels: dict[int, tuple] = {}  # id(array) -> (array, frozenset of draw ids)
+        self.reads: list[tuple[frozenset, list[int]]] = []  # labels read, target lines
+        self.met: dict[frozenset, list[int]] = {}  # label pairs first combined, where
+        self.full = False
+        self._quiet = 0
+
+    def reset(self, path: Optional[str], enabled: bool) -> None:
+        """A new file: follow its draws (once one is made) when `enabled`."""
+        self.on, self.enabled, self.path = False, enabled, path
+        self.labels, self.reads, self.met, self.full = {}, [], {}, False
+
+    def start(self) -> None:
+        """Follow from now on. JAX's C++ dispatch skips Python for calls it has seen: its
+        caches are emptied (the compiled code stays: nothing recompiles) and, while on,
+        not refilled. Dispatch through Python costs ~30x per eager op, so it starts at the
+        first draw, not at the import."""
+        if self.on or not self.enabled:
+            return
+        from jax._src import pjit
+        from jax._src.lib import _jax
+
+        pjit._cpp_pjit_cache_fun_only.clear()
+        pjit._cpp_pjit_cache_explicit_attributes.clear()
+        _jax.PjitFunctionCache.clear_all()
+        self.on = True
+        self._swap(1)
+
+    def stop(self) -> None:
+        if self.on:
+            self._swap(0)
+        self.on = False
+
+    def _swap(self, which: int) -> None:
+        import numpy as np
+
+        for name, pair in self.numpy.items():
+            setattr(np, name, pair[which])
+
+    # ------------------------------------------------------------------ labels
+    def of(self, values: Iterable) -> frozenset:
+        out: frozenset = frozenset()
+        for v in values:
+            got = self.labels.get(id(v))
+            if got is not None and got[0] is v:
+                out = out | got[1]
+        return out
+
+    def mark(self, values: Iterable, labels: frozenset) -> None:
+        import jax
+
+        if not labels:
+            return
+        for v in values:
+            if not isinstance(v, jax.Array) or isinstance(v, jax.core.Tracer):
+                continue
+            if len(self.labels) >= _LIMIT:
+                self.full = True
+                return
+            got = self.labels.get(id(v))
+            old = got[1] if got is not None and got[0] is v else frozenset()
+            self.labels[id(v)] = (v, old | labels)
+
+    def propagate(self, inputs: Iterable, outputs: Iterable, name: str = "") -> None:
+        inputs = list(inputs)
+        if name in _PRODUCTS and any(_zero(v) and not self.of((v,)) for v in inputs):
+            return  # `draw * 0.`: the draw's numbers are gone from the product
+        labels = self.of(inputs)
+        if not labels:
+            return
+        if len(labels) > 1 and labels not in self.met:
+            self.met[labels] = self.lines()
+        self.mark(outputs, labels)
+
+    def read(self, array) -> None:
+        if self._quiet:
+            return
+        labels = self.of((array,))
+        if len(labels) > 1:
+            lines = self.lines()
+            if lines and len(self.reads) < 10_000:
+                self.reads.append((labels, lines))
+
+    def quiet(self):
+        """Reads jaxlint makes itself (the draws' first numbers) are not the program's."""
+        flow = self
+
+        class _Quiet:
+            def __enter__(self):
+                flow._quiet += 1
+
+            def __exit__(self, *exc):
+                flow._quiet -= 1
+
+        return _Quiet()
+
+    def lines(self) -> list[int]:
+        """The target file's lines on the stack, innermost first."""
+        frame, lines = sys._getframe(1), []
+        while frame is not None:
+            if os.path.realpath(frame.f_code.co_filename) == self.path:
+                lines.append(frame.f_lineno)
+            frame = frame.f_back
+        return lines
+
+    # ------------------------------------------------------------------ answers
+    def read_together(self, a: int, b: int) -> Optional[list[int]]:
+        """The target lines of the first read of a value made from both draws, or None."""
+        for labels, lines in self.reads:
+            if a in labels and b in labels:
+                return lines
+        return None
+
+    def met_at(self, a: int, b: int) -> Optional[list[int]]:
+        for labels, lines in self.met.items():
+            if a in labels and b in labels:
+                return lines
+        return None
+
+    def together(self, values, a: int, b: int) -> bool:
+        """Both draws' numbers are in `values` (a result the recipe got back)."""
+        import jax
+
+        leaves = jax.tree_util.tree_leaves(values)
+        labels = self.of(leaves)
+        return a in labels and b in labels
+
+
+FLOW = Flow()
+
+_PRODUCTS = ("mul", "multiply")
+
+
+def _zero(value) -> bool:
+    """A concrete operand that is all zeros (a Python 0, a NumPy or JAX array of zeros)."""
+    import jax
+    import numpy as np
+
+    if isinstance(value, (bool, int, float, complex)):
+        return value == 0
+    try:
+        if getattr(value, "size", 2**31) > 4096 or isinstance(value, jax.core.Tracer):
+            return False
+        with FLOW.quiet():
+            return bool(np.all(np.asarray(value) == 0))
+    except Exception:  # noqa: BLE001 - a key, an abstract value
+        return False
+
+
+def install(jax) -> None:
+    """Patch, once, in the worker before its forks; idle until `FLOW.start()`."""
+    from jax._src import core, pjit
+
+    fastpath = pjit._get_fastpath_data
+
+    def get_fastpath_data(*args, **kwargs):
+        return None if FLOW.on else fastpath(*args, **kwargs)
+
+    pjit._get_fastpath_data = get_fastpath_data
+
+    run_python = pjit._run_python_pjit
+
+    def run_python_pjit(p, args_flat, fun, args, kwargs):
+        out = run_python(p, args_flat, fun, args, kwargs)
+        if FLOW.on and FLOW.labels:
+            consts = list(out[-1] or []) + list(getattr(p.params.get("jaxpr"), "consts", ()) or [])
+            FLOW.propagate(list(args_flat) + consts, out[1], getattr(fun, "__name__", ""))
+        return out
+
+    pjit._run_python_pjit = run_python_pjit
+
+    bind = core.Primitive.bind
+
+    def primitive_bind(self, *args, **params):
+        out = bind(self, *args, **params)
+        if FLOW.on and FLOW.labels:
+            jaxpr = params.get("jaxpr")
+            consts = list(getattr(jaxpr, "consts", ()) or [])
+            FLOW.propagate(list(args) + consts, out if self.multiple_results else (out,),
+                           self.name)
+        return out
+
+    core.Primitive.bind = primitive_bind
+
+    impl = _array_type(jax)
+    value = impl.__dict__["_value"]
+
+    def _value(self):
+        if FLOW.on and FLOW.labels:
+            FLOW.read(self)
+        return value.__get__(self, impl)
+
+    setattr(impl, "_value", property(_value))
+    # np.asarray / np.array do not go through `_value`.
+    to_numpy = impl.__dict__["__array__"]
+
+    def __array__(self, *args, **kwargs):
+        if FLOW.on and FLOW.labels:
+            FLOW.read(self)
+        return to_numpy(self, *args, **kwargs)
+
+    setattr(impl, "__array__", __array__)
+    # Unpacking (`key, sub = jax.random.split(key)`) goes around the primitives.
+    key_array = _key_array_type()
+    for cls in (impl, key_array):
+        if cls is not None:
+            _follow_iter(cls)
+    # ... nor does NumPy's C code, which takes the buffer: the module's functions are watched.
+    import numpy as np
+
+    # Swapped in only while following (start/stop): NumPy stays itself for everything else
+    # (numba, for one, compiles only the real functions).
+    FLOW.numpy = {name: (getattr(np, name), _reading(getattr(np, name), impl))
+                  for name in ("asarray", "array", "asanyarray", "ascontiguousarray")}
+
+
+def _key_array_type():
+    """The class of new-style keys (its module moved between versions), or None."""
+    import importlib
+
+    for name in ("jax._src.random.prng", "jax._src.prng"):
+        try:
+            return importlib.import_module(name).PRNGKeyArray
+        except (ImportError, AttributeError):
+            continue
+    return None
+
+
+def _follow_iter(cls) -> None:
+    iterate = cls.__iter__
+
+    def __iter__(self):
+        labels = FLOW.of((self,)) if FLOW.on and FLOW.labels else frozenset()
+        for item in iterate(self):
+            if labels:
+                FLOW.mark((item,), labels)
+            yield item
+
+    cls.__iter__ = __iter__
+
+
+def _reading(convert, impl):
+    def to_numpy(a, *args, **kwargs):
+        if FLOW.on and FLOW.labels and type(a) is impl:
+            FLOW.read(a)
+        return convert(a, *args, **kwargs)
+
+    to_numpy.__wrapped__ = convert
+    to_numpy.__name__ = convert.__name__
+    to_numpy.__doc__ = convert.__doc__
+    return to_numpy
+
+
+def _array_type(jax):
+    """jaxlib's ArrayImpl (the concrete jax.Array), without computing anything."""
+    from jax._src import array
+
+    return array.ArrayImpl
