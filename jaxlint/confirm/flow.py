@@ -106,7 +106,7 @@ class Flow:
         if self._quiet:
             return
         labels = self.of((array,))
-        if len(labels) > 1:
+        if labels:
             lines = self.lines()
             if lines and len(self.reads) < 10_000:
                 self.reads.append((labels, lines))
@@ -138,6 +138,10 @@ class Flow:
         """The target lines of the first read of a value made from both draws, or None."""
         for labels, lines in self.reads:
             if a in labels and b in labels:
+                return lines
+        # One statement reading each draw's numbers in turn: `print(x, y)`, `f"{x} {y}"`.
+        for (first, lines), (second, next_lines) in zip(self.reads, self.reads[1:]):
+            if lines == next_lines and a in first | second and b in first | second:
                 return lines
         return None
 
