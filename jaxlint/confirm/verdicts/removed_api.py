@@ -19,6 +19,7 @@ import importlib.util
 from jaxlint.confirm.target import raised_at
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
                                            Verdict, first_line, verdict)
+from jaxlint.engine.project import project_root as engine_project_root
 
 
 def _resolve(dotted: str):
@@ -151,18 +152,9 @@ def _absent(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
 
 def project_root(path: str) -> str:
     """The nearest folder above `path` that holds a project marker, else the file's own."""
-    here = os.path.dirname(os.path.realpath(path))
-    folder = here
-    while True:
-        if any(os.path.exists(os.path.join(folder, m)) for m in _PROJECT_MARKERS):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return here
-        folder = parent
+    return engine_project_root(os.path.dirname(os.path.realpath(path)))
 
 
-_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _MAX_FILES = 3000
 
 
