@@ -30,15 +30,16 @@ class Flow:
         self.numpy: dict = {}  # name -> (NumPy's function, the one that sees reads)
         self.path: Optional[str] = None
         self.labels: dict[int, tuple] = {}  # id(array) -> (array, frozenset of draw ids)
-        self.reads: list[tuple[frozenset, list[int]]] = []  # labels read, target lines
+        self.reads: list[tuple[frozenset, list[int], int]] = []  # labels read, target lines, ops before
         self.met: dict[frozenset, list[int]] = {}  # label pairs first combined, where
         self.full = False
         self._quiet = 0
+        self._ops = 0  # operations seen: two reads with none between them are one statement's
 
     def reset(self, path: Optional[str], enabled: bool) -> None:
         """A new file: follow its draws (once one is made) when `enabled`."""
         self.on, self.enabled, self.path = False, enabled, path
-        self.labels, self.reads, self.met, self.full = {}, [], {}, False
+        self.labels, self.reads, self.met, self.full, self._ops = {}, [], {}, False, 0
 
     def start(self) -> None:
         """Follow from now on. JAX's C++ dispatch skips Python for calls it has seen: its
@@ -92,6 +93,7 @@ class Flow:
             self.labels[id(v)] = (v, old | labels)
 
     def propagate(self, inputs: Iterable, outputs: Iterable, name: str = "") -> None:
+        self._ops += 1
         inputs = list(inputs)
         if name in _PRODUCTS and any(_zero(v) and not self.of((v,)) for v in inputs):
             return  # `draw * 0.`: the draw's numbers are gone from the product
@@ -109,7 +111,7 @@ class Flow:
         if labels:
             lines = self.lines()
             if lines and len(self.reads) < 10_000:
-                self.reads.append((labels, lines))
+                self.reads.append((labels, lines, self._ops))
 
     def quiet(self):
         """Reads jaxlint makes itself (the draws' first numbers) are not the program's."""
@@ -136,12 +138,13 @@ class Flow:
     # ------------------------------------------------------------------ answers
     def read_together(self, a: int, b: int) -> Optional[list[int]]:
         """The target lines of the first read of a value made from both draws, or None."""
-        for labels, lines in self.reads:
+        for labels, lines, _ in self.reads:
             if a in labels and b in labels:
                 return lines
-        # One statement reading each draw's numbers in turn: `print(x, y)`, `f"{x} {y}"`.
-        for (first, lines), (second, next_lines) in zip(self.reads, self.reads[1:]):
-            if lines == next_lines and a in first | second and b in first | second:
+        # One statement reading each draw's numbers in turn, `print(x, y)`: the same lines,
+        # no operation between (a loop's next pass at the same line computes first).
+        for (first, lines, ops), (second, next_lines, next_ops) in zip(self.reads, self.reads[1:]):
+            if lines == next_lines and ops == next_ops and a in first | second and b in first | second:
                 return lines
         return None
 
