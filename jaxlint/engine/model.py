@@ -558,6 +558,8 @@ class FileModel:
     def comprehension_variable(self, name: cst.Name) -> bool:
         """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
         do not bind (they would find an outer `x`)."""
+        if name.value not in self._comprehension_targets():
+            return False  # asked of most names in a file: no walk up for a name no comprehension binds
         for anc in self.ancestors(name):
             if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return False
@@ -568,6 +570,15 @@ class FileModel:
                         return True
                     comp = comp.inner_for_in
         return False
+
+    def _comprehension_targets(self) -> frozenset[str]:
+        """The names the comprehensions of the file bind (from the walk's index, which a
+        rerun around deep code does not filter)."""
+        names = self.__dict__.get("_comprehension_names")
+        if names is None:
+            names = self._comprehension_names = frozenset(
+                n.value for comp in self._index.get(cst.CompFor, ()) for n in target_names(comp.target))
+        return names
 
     def assigned_values(self, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
         """The values `name` is bound to where it is read, when every binding it can see is
