@@ -131,6 +131,7 @@ class FileModel:
         self.order: dict[cst.CSTNode, int] = {}
         self.values: dict[cst.CSTNode, Value] = {}
         self._qualnames: dict[cst.CSTNode, Optional[str]] = {}
+        self._functions_named: dict[cst.Name, Optional[FunctionInfo]] = {}
         self._positions = None
         self.module_env: dict[str, Value] = {}
         # Module-level names rebound after their first binding, or written via `global`.
@@ -411,6 +412,15 @@ class FileModel:
             return self._function_of_node.get(node)
         if not isinstance(node, cst.Name):
             return None
+        # The value analysis and many rules ask this of the same call's name.
+        try:
+            return self._functions_named[node]
+        except KeyError:
+            pass
+        found = self._functions_named[node] = self._resolve_function(node)
+        return found
+
+    def _resolve_function(self, node: cst.Name) -> Optional[FunctionInfo]:
         bindings = self.scope_of(node).lookup(node.value)
         if bindings and len(bindings) == 1 and bindings[0].kind == BindingKind.ASSIGN:
             # `vv = lambda x, y: ...`, bound once: the lambda is the function.

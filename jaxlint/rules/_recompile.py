@@ -543,11 +543,11 @@ def jitted_calls_in_loops(model) -> list:
 
 def _jitted_calls_in_loops(model):
     for call in model.nodes(cst.Call):
-        loop = repeating_loop(model, call)
-        if loop is None or inside_traced(model, call):
+        callee = jitted_callee(model, call)  # first: asked of every call by JAX404 too, and kept
+        if callee is None:
             continue
-        callee = jitted_callee(model, call)
-        if callee is not None:
+        loop = repeating_loop(model, call)
+        if loop is not None and not inside_traced(model, call):
             yield call, loop, callee
 
 
