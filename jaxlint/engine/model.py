@@ -565,6 +565,18 @@ class FileModel:
             self._calls_by_name = index
         return index.get(name, [])
 
+    def names_spelled(self, name: str) -> list[cst.Name]:
+        """The `Name` nodes `name` in the file, in document order (an index built on
+        first use; not kept from a rerun around deep code, which sees fewer)."""
+        index = self.__dict__.get("_names_by_spelling")
+        if index is None:
+            index = {}
+            for node in self.nodes(cst.Name):
+                index.setdefault(node.value, []).append(node)
+            if "nodes" not in self.__dict__:
+                self._names_by_spelling = index
+        return index.get(name, [])
+
     def comprehension_variable(self, name: cst.Name) -> bool:
         """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
         do not bind (they would find an outer `x`)."""
