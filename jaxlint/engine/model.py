@@ -131,6 +131,7 @@ class FileModel:
         self.order: dict[cst.CSTNode, int] = {}
         self.values: dict[cst.CSTNode, Value] = {}
         self._qualnames: dict[cst.CSTNode, Optional[str]] = {}
+        self._functions_named: dict[cst.Name, Optional[FunctionInfo]] = {}
         self._positions = None
         self.module_env: dict[str, Value] = {}
         # Module-level names rebound after their first binding, or written via `global`.
@@ -411,6 +412,15 @@ class FileModel:
             return self._function_of_node.get(node)
         if not isinstance(node, cst.Name):
             return None
+        # The value analysis and many rules ask this of the same call's name.
+        try:
+            return self._functions_named[node]
+        except KeyError:
+            pass
+        found = self._functions_named[node] = self._resolve_function(node)
+        return found
+
+    def _resolve_function(self, node: cst.Name) -> Optional[FunctionInfo]:
         bindings = self.scope_of(node).lookup(node.value)
         if bindings and len(bindings) == 1 and bindings[0].kind == BindingKind.ASSIGN:
             # `vv = lambda x, y: ...`, bound once: the lambda is the function.
@@ -555,9 +565,23 @@ class FileModel:
             self._calls_by_name = index
         return index.get(name, [])
 
+    def names_spelled(self, name: str) -> list[cst.Name]:
+        """The `Name` nodes `name` in the file, in document order (an index built on
+        first use; not kept from a rerun around deep code, which sees fewer)."""
+        index = self.__dict__.get("_names_by_spelling")
+        if index is None:
+            index = {}
+            for node in self.nodes(cst.Name):
+                index.setdefault(node.value, []).append(node)
+            if "nodes" not in self.__dict__:
+                self._names_by_spelling = index
+        return index.get(name, [])
+
     def comprehension_variable(self, name: cst.Name) -> bool:
         """`x` in `[x[5] for x in rows]`: a comprehension's own variable, which the scopes
         do not bind (they would find an outer `x`)."""
+        if name.value not in self._comprehension_targets():
+            return False  # asked of most names in a file: no walk up for a name no comprehension binds
         for anc in self.ancestors(name):
             if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return False
@@ -568,6 +592,15 @@ class FileModel:
                         return True
                     comp = comp.inner_for_in
         return False
+
+    def _comprehension_targets(self) -> frozenset[str]:
+        """The names the comprehensions of the file bind (from the walk's index, which a
+        rerun around deep code does not filter)."""
+        names = self.__dict__.get("_comprehension_names")
+        if names is None:
+            names = self._comprehension_names = frozenset(
+                n.value for comp in self._index.get(cst.CompFor, ()) for n in target_names(comp.target))
+        return names
 
     def assigned_values(self, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
         """The values `name` is bound to where it is read, when every binding it can see is

@@ -176,13 +176,18 @@ def _same_numbers_functions(model: FileModel, defaults: Optional[dict] = None) -
     out = _stored_key_methods(model)
     out.update({f: d for f, d in _fixed_seed_draws(model).items() if f not in out})
     out.update({f: d for f, d in (defaults or {}).items() if f not in out})
+    if not out:
+        return out  # nothing to spread to callers (most files)
+    callees: dict = {}  # call -> the function it runs, asked once over the rounds
     for _ in range(4):
         grown = False
         for call in model.nodes(cst.Call):
             func = model.function_of(call)
             if func is None or func in out or func.name == "__init__" or func.is_lambda:
                 continue
-            callee = called_function(model, call)
+            if call not in callees:
+                callees[call] = called_function(model, call)
+            callee = callees[call]
             if callee in out and callee is not func and _leaves_out_default(model, call, callee, out[callee]):
                 out[func] = out[callee]
                 grown = True

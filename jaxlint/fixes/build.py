@@ -41,7 +41,9 @@ def statement_of(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
 
 
 def line_text(model: FileModel, line: int) -> str:
-    lines = model.module.code.splitlines()
+    lines = model.__dict__.get("_code_lines")
+    if lines is None:  # printing the whole module is slow: once per file, not once per fix
+        lines = model._code_lines = model.module.code.splitlines()
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 

@@ -125,8 +125,8 @@ def _find_runs_during_enclosing_call(model, func: FunctionInfo) -> bool:
     node = func.node
     if isinstance(node, cst.Lambda):
         return _passed_to_eager_call(model, node)
-    refs = [n for n in model.nodes(cst.Name) if n.value == func.name
-            and model.function_of(n) is func.enclosing and model.order[n] > model.order[node]]
+    refs = [n for n in model.names_spelled(func.name)
+            if model.function_of(n) is func.enclosing and model.order[n] > model.order[node]]
     if not refs:
         return False
     # Every use must be an argument of a call that is not a host callback.

@@ -544,17 +544,26 @@ def jitted_calls_in_loops(model) -> list:
 
 def _jitted_calls_in_loops(model):
     for call in model.nodes(cst.Call):
-        loop = repeating_loop(model, call)
-        if loop is None or inside_traced(model, call):
+        callee = jitted_callee(model, call)  # first: asked of every call by JAX404 too, and kept
+        if callee is None:
             continue
-        callee = jitted_callee(model, call)
-        if callee is not None:
+        loop = repeating_loop(model, call)
+        if loop is not None and not inside_traced(model, call):
             yield call, loop, callee
 
 
 def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
     """The jitted function a call reaches: `jax.jit(f, ...)(...)`, a decorated
     `f(...)`, `self.f(...)`, or `g(...)` with `g = jax.jit(f, ...)`."""
+    if "nodes" in model.__dict__:  # a rerun around deep code (linter), which sees less
+        return _jitted_callee(model, call)
+    known = model.__dict__.setdefault("_jitted_callees", {})  # JAX404 asks of every call twice
+    if call not in known:
+        known[call] = _jitted_callee(model, call)
+    return known[call]
+
+
+def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
     func = call.func
     if isinstance(func, cst.Call):
         return _from_wrapper(model, func, model.module.code_for_node(func))
