@@ -50,6 +50,8 @@ NOT_CONFIRMED = {
     ("JAX502", 11, 11): "the draw runs in a lax.scan body, traced once: confirm sees one draw per trace",
     ("JAX402", 11, 18): "the wrap runs on one pass in ten (11 compiles in 100 calls): the compile-count "
                         "recipe confirms only when most calls compile",
+    ("JAX702", 3, 7): "the 64-bit request is made to NumPy, which keeps float64 at line 7; the float32 "
+                      "result appears where the array reaches JAX, a line the numerics recipe does not watch",
     ("JAX502", 12, 6): "the draws come from a generator: confirm cannot call it and step it as the program does",
 }
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.
@@ -63,6 +65,8 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
     ("JAX502", 4, 18): "the split makes the same keys each pass, but deterministic=True draws nothing from them",
     ("JAX502", 8, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
+    ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: on a loaded "
+                       "machine the clock can stop before the tiny run ends, and the recipe sees a pending result",
     ("JAX402", 8, 7): "one jit per test case (three cases): it compiles again per case, a cost bounded by the cases",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).

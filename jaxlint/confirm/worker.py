@@ -486,6 +486,12 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
             return "timeout", 0
         time.sleep(delay)
         delay = min(0.01, delay * 2)
+    try:
+        # What the user's code started (a `subprocess.Popen` at import) outlives the fork in
+        # its process group: the fork's time limit ended its import, not its children.
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
     if os.WIFSIGNALED(status):
         return "signal", os.WTERMSIG(status)
     return "exit", os.WEXITSTATUS(status)
