@@ -37,27 +37,39 @@ time.sleep(600)
 '''
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
+def _confirm_slow(tmp_path, *options, stdout=subprocess.PIPE):
+    """`jaxlint --confirm slow.py` in a new session, with TMPDIR a folder of its own: (proc, tmp)."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     (tmp_path / "slow.py").write_text(SLOW)
     env = {**os.environ, "TMPDIR": str(tmp), "JAX_PLATFORMS": "cpu",
            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "--no-cache", "--confirm", "slow.py"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "--no-cache", "--confirm", *options, "slow.py"],
+                            cwd=tmp_path, env=env, stdout=stdout, stderr=subprocess.PIPE,
                             start_new_session=True)
+    return proc, tmp
+
+
+def _wait_for_user_code(proc) -> set[int]:
+    """The pids below `proc` once the user's code runs in the fork: worker -> fork -> the
+    sleeping child."""
+    deadline = time.monotonic() + 90
+    seen: set[int] = set()
+    while time.monotonic() < deadline:
+        seen |= set(descendants(proc.pid))
+        if len(seen) >= 3:
+            break
+        time.sleep(0.1)
+    assert len(seen) >= 3, "the worker, its fork and the user's child did not start"
+    return seen
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
+    proc, tmp = _confirm_slow(tmp_path)
     try:
-        # Wait until the user's code runs in the fork: worker -> fork -> the sleeping child.
-        deadline = time.monotonic() + 90
-        seen: set[int] = set()
-        while time.monotonic() < deadline:
-            seen |= set(descendants(proc.pid))
-            if len(seen) >= 3:
-                break
-            time.sleep(0.1)
-        assert len(seen) >= 3, "the worker, its fork and the user's child did not start"
+        seen = _wait_for_user_code(proc)
         time.sleep(0.3)
         seen |= set(descendants(proc.pid))
         os.kill(proc.pid, signum)
@@ -75,26 +87,11 @@ def test_signal_during_confirm_leaves_nothing(tmp_path, signum, exit_code):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_closed_pipe_during_confirm_leaves_nothing(tmp_path):
     # `jaxlint --confirm slow.py | head -0`: the reader is gone while the user's code runs.
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    (tmp_path / "slow.py").write_text(SLOW)
-    env = {**os.environ, "TMPDIR": str(tmp), "JAX_PLATFORMS": "cpu",
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     read, write = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "--no-cache", "--confirm",
-                             "--confirm-timeout", "8", "slow.py"],
-                            cwd=tmp_path, env=env, stdout=write, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc, tmp = _confirm_slow(tmp_path, "--confirm-timeout", "8", stdout=write)
     os.close(write)
     try:
-        deadline = time.monotonic() + 90
-        seen: set[int] = set()
-        while time.monotonic() < deadline:
-            seen |= set(descendants(proc.pid))
-            if len(seen) >= 3:
-                break
-            time.sleep(0.1)
-        assert len(seen) >= 3, "the worker, its fork and the user's child did not start"
+        seen = _wait_for_user_code(proc)
         os.close(read)
         _, err = proc.communicate(timeout=90)
     finally:
