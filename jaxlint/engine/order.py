@@ -12,6 +12,7 @@ The events are what rules about "before" and "after" need (JAX103 today):
 - `call`: a watched name is called, or passed to a call as a callback;
 - `write`: a module-level variable is rebound (at module level, or through
   `global` in a function);
+- `bind`: its first binding, whose value a later rebinding may repeat;
 - `fresh`: a watched name is bound to a new function object (`def`, a lambda, a
   factory's result), so a jitted function traced before is not the one called after;
 - `clear`: `jax.clear_caches()`, after which everything traces afresh.
@@ -36,12 +37,15 @@ _MAX_EVENTS = 20000
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # "call", "write", "fresh", "clear"
+    kind: str  # "call", "write", "bind" (a global's first binding), "fresh", "clear"
     name: str
     node: cst.CSTNode
     # For a call: the `def` the name resolves to there (None: not known), so two
     # functions of the same name in different scopes stay apart.
     target: Optional[cst.CSTNode] = None
+    # For a write: the source of the value when the expression gives an equal value
+    # each time it runs (`optax.adam(1e-3)`, `2.0`), else None.
+    value: Optional[str] = None
 
 
 def program_runs(model: FileModel, watched: frozenset[str],
@@ -54,7 +58,13 @@ def program_runs(model: FileModel, watched: frozenset[str],
     for name, nodes in list(model.global_writes.items()) + list((attribute_writes or {}).items()):
         for node in nodes:
             writes.setdefault(id(node), []).append(name)
-    module = _Walker(model, watched, writes)
+    # The first binding of a rebound global: its value, for `runs_between`.
+    initial: dict[int, list[str]] = {}
+    for name in model.global_writes:
+        bindings = model.module_scope.bindings.get(name)
+        if bindings:
+            initial.setdefault(id(bindings[0].node), []).append(name)
+    module = _Walker(model, watched, writes, initial)
     module.block(model.module.body, 0)
     runs = [module.events]
     total = len(module.events)
@@ -63,7 +73,7 @@ def program_runs(model: FileModel, watched: frozenset[str],
             continue
         if total >= _MAX_EVENTS:
             break
-        walker = _Walker(model, watched, writes)
+        walker = _Walker(model, watched, writes, initial)
         walker.function(info, 0)
         runs.append(walker.events)
         total += len(walker.events)
@@ -91,6 +101,38 @@ def attribute_writes(model: FileModel) -> dict[str, list[cst.CSTNode]]:
     return out
 
 
+# Calls whose result differs from run to run even with the same arguments.
+_VARYING_PARTS = frozenset({"random", "time", "datetime", "uuid", "secrets", "os", "sys", "input", "open"})
+
+
+def _same_each_run(model: FileModel, value: cst.BaseExpression) -> bool:
+    """An expression of literals and calls of imported functions with such arguments:
+    `optax.adam(1e-3)`, `jnp.float32(2.0)`, `(1, 2)`. Run twice, it gives equal values
+    (a new object, but one a trace would bake in the same way)."""
+    node = value
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False", "None"):
+            return True
+        bindings = model.scope_of(node).lookup(node.value)
+        return bool(bindings) and all(b.kind == "import" for b in bindings)
+    if isinstance(node, cst.Attribute):
+        return _same_each_run(model, node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return _same_each_run(model, node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _same_each_run(model, node.left) and _same_each_run(model, node.right)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _same_each_run(model, e.value) for e in node.elements)
+    if isinstance(node, cst.Call):
+        qual = model.qualname(node.func)
+        return qual is not None and not _VARYING_PARTS & set(qual.split(".")) \
+            and _same_each_run(model, node.func) \
+            and all(not a.star and _same_each_run(model, a.value) for a in node.args)
+    return False
+
+
 def _module_functions(model: FileModel):
     for stmt in model.module.body:
         if isinstance(stmt, cst.FunctionDef):
@@ -105,18 +147,21 @@ def is_wrapper(model: FileModel, call: cst.Call) -> bool:
 
 
 class _Walker:
-    def __init__(self, model: FileModel, watched: frozenset[str], writes: dict[int, list[str]]):
+    def __init__(self, model: FileModel, watched: frozenset[str], writes: dict[int, list[str]],
+                 initial: dict[int, list[str]]):
         self.model = model
         self.watched = watched
         self.writes = writes
+        self.initial = initial
         self.events: list[Event] = []
         self.entered: set[cst.CSTNode] = set()
         self._stack: list[cst.CSTNode] = []
         self._selves: list = []  # per entered function: (its `self` parameter, the object) or None
 
-    def emit(self, kind: str, name: str, node: cst.CSTNode, target: Optional[cst.CSTNode] = None) -> None:
+    def emit(self, kind: str, name: str, node: cst.CSTNode, target: Optional[cst.CSTNode] = None,
+             value: Optional[str] = None) -> None:
         if len(self.events) < _MAX_EVENTS:
-            self.events.append(Event(kind, name, node, target))
+            self.events.append(Event(kind, name, node, target, value))
 
     # ------------------------------------------------------------ statements
     def block(self, body: Iterable[cst.CSTNode], depth: int) -> None:
@@ -194,8 +239,13 @@ class _Walker:
             self.expr(child, depth)
 
     def _write(self, stmt: cst.CSTNode, target: cst.CSTNode) -> None:
+        value = None
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and _same_each_run(self.model, stmt.value):
+            value = self.model.module.code_for_node(stmt.value)
         for name in self.writes.get(id(stmt), ()):
-            self.emit("write", name, stmt)
+            self.emit("write", name, stmt, value=value)
+        for name in self.initial.get(id(stmt), ()):
+            self.emit("bind", name, stmt, value=value)
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             # `self.fn = fn` in a setter the walk entered through `model.assign_fn(...)`
             # writes `model.fn`.
@@ -306,14 +356,22 @@ def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
     for events in runs:
         called = False
         pending: Optional[Event] = None
+        # The value the name holds, and the one it held at the last call: rebinding
+        # it to an equal value (a notebook cell run again) changes nothing traced.
+        current: Optional[str] = None
+        traced: Optional[str] = None
         for event in events:
             if event.kind == "call" and event.name in names \
                     and (function is None or event.target is None or event.target is function):
-                if pending is not None:
+                if pending is not None and (current is None or current != traced):
                     return pending
-                called = True
-            elif event.kind == "write" and event.name == written and called:
-                pending = pending or event
+                called, traced, pending = True, current, None
+            elif event.kind == "bind" and event.name == written:
+                current = event.value
+            elif event.kind == "write" and event.name == written:
+                current = event.value
+                if called:
+                    pending = pending or event
             elif (event.kind == "fresh" and event.name in names) or event.kind == "clear":
                 called, pending = False, None
     return None
