@@ -1,6 +1,6 @@
 # source: https://github.com/climate-analytics-lab/jax-gcm/issues/558
 # expect: JAX701
-# line: 13
+# line: 15
 # observed: jax 0.10.2 CPU: the rollout's mean temperature is 258.99 but d(meanT)/d(crt) is nan; with a safe denominator in both where's the gradient is -2.886 (with only the ssa one fixed it stays nan): in the clear, aerosol-free top layers total_tau_with_aerosol (and total_scattering) is 0, the untaken branch divides 0 by 0, and where's VJP multiplies its infinite derivative by 0
 # batch: 10
 import jax
