@@ -9,7 +9,7 @@ import libcst as cst
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
 from jaxlint.jax_api import (AOT_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
-                             TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
+                             INSTANT_WORK, TIMEIT_FUNCTIONS, TRANSFORMS, array_module_function)
 from jaxlint.notebook import TIMED_MARKER
 from jaxlint.rules._recompile import called_function
 from jaxlint.rules.base import Rule
@@ -84,7 +84,7 @@ class TimingWithoutBlock(Rule):
             return True
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
         return not any(self._is_blocking(c) for c in body) and \
-            any(array_module_function(self.model.qualname(c.func)) for c in body)
+            any(_device_work(self.model.qualname(c.func)) for c in body)
 
     def _timed_magics(self, calls: list[cst.Call]):
         """`%timeit f(x)` / `%time f(x)` in a notebook (marked by jaxlint.notebook)."""
@@ -234,9 +234,11 @@ class TimingWithoutBlock(Rule):
             return model.order[node] > after or any(b in set(model.ancestors(node)) for b in loop_bodies)
 
         for c in region:
+            if c in ancestors and self._handed_to(work, c):
+                return True  # `replay.set_priority(idx, jnp.sqrt(loss))`: the callee gets the result
             if c in ancestors or work in set(model.ancestors(c)) or not runs_after_work(c):
                 continue  # before the work, around it, or part of it (`jax.jit(f)` in `jax.jit(f)(x)`)
-            if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON:
+            if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON | INSTANT_WORK:
                 continue
             if isinstance(c.func, cst.Attribute) and c.func.attr.value in _STORING_METHODS:
                 continue  # losses.append(loss): keeps the array, reads nothing
@@ -257,6 +259,16 @@ class TimingWithoutBlock(Rule):
         # `while not done:` around the work, with `done` computed by it: the test reads
         # the result after every round.
         return any(isinstance(loop, cst.While) and self._reads_results(loop.test, loop) for loop in loops)
+
+    def _handed_to(self, work: cst.Call, call: cst.Call) -> bool:
+        """The work's result is an argument of `call`, a helper not known to leave it
+        unread (not JAX, not pure Python, not a store, not a class that keeps it): the
+        helper runs after the work and may read it on the host, which waits for it."""
+        if not any(a.value is work or a.value in set(self.model.ancestors(work)) for a in call.args):
+            return False
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
+            call.func.value if isinstance(call.func, cst.Name) else ""
+        return not name[:1].isupper() and self._may_read(call)
 
     def _formats_before(self, stop: cst.Call) -> bool:
         """`f"loss {loss:.3f} in {time.time() - t0:.1f}s"`: an f-string formats its parts
@@ -306,7 +318,7 @@ class TimingWithoutBlock(Rule):
     def _may_read(self, c: cst.Call) -> bool:
         """A call that is not known to leave JAX results unread (an unknown helper)."""
         model = self.model
-        if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON:
+        if self._is_jax_work(c) or model.qualname(c.func) in _PURE_PYTHON | INSTANT_WORK:
             return False
         if model.qualname(c.func) in CLOCK_FUNCTIONS:
             return False
@@ -370,7 +382,7 @@ class TimingWithoutBlock(Rule):
         model = self.model
         q = model.qualname(call.func)
         if q is not None:
-            return array_module_function(q) and not self._is_blocking(call)
+            return _device_work(q) and not self._is_blocking(call)
         if isinstance(call.func, cst.Call):  # jax.jit(f)(x), jax.grad(f)(x)
             return model.qualname(call.func.func) in TRANSFORMS
         info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
@@ -393,7 +405,7 @@ class TimingWithoutBlock(Rule):
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
         if any(self._is_blocking(c) for c in body):
             return False
-        return any(array_module_function(self.model.qualname(c.func)) for c in body)
+        return any(_device_work(self.model.qualname(c.func)) for c in body)
 
     def _bound_to_transform(self, func: cst.BaseExpression) -> bool:
         """`step = jax.jit(update)`: a name bound only to a transformed function."""
@@ -430,6 +442,11 @@ class TimingWithoutBlock(Rule):
         if q in _FORMATTERS:
             return any(not isinstance(a.value, _STRINGS) for a in call.args if a.keyword is None)
         return True
+
+
+def _device_work(qualname: Optional[str]) -> bool:
+    """A JAX function that leaves device work pending when it returns (not a key split)."""
+    return array_module_function(qualname) and qualname not in INSTANT_WORK
 
 
 def _aot_step(call: cst.Call) -> bool:
