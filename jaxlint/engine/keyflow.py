@@ -742,7 +742,7 @@ class _Meetings(Flow):
         self._passes: dict = {}
         # Each meeting an assignment held on a name; those whose value was then read
         # only where no numbers are (`x.shape`, `%timeit f(x)`).
-        self._held: list[tuple[str, frozenset]] = []
+        self._held: list[tuple[str, frozenset, cst.CSTNode]] = []
         self._glimpsed: set[frozenset] = set()
 
     def run(self, stmts) -> list:
@@ -750,8 +750,8 @@ class _Meetings(Flow):
         for name, gathered in self._gathered.items():
             if name not in self._plainly_read:  # never used: as good as used whole
                 self.met |= gathered
-        for name, read in self._held:
-            if name != "_" and read not in self._glimpsed:
+        for name, read, assign in self._held:
+            if name != "_" and read not in self._glimpsed and not _in_timed_loop(self.model, assign):
                 self.met.add(read)
         return list(self.met)
 
@@ -804,7 +804,7 @@ class _Meetings(Flow):
             for target in targets:
                 for name in target_names(target):
                     state[(_HELD, name.value)] = frozenset({read})
-                    self._held.append((name.value, read))
+                    self._held.append((name.value, read, small))
         return state
 
     def header(self, node, state):
@@ -1058,6 +1058,26 @@ def _only_timed(model: FileModel, small: cst.BaseSmallStatement) -> bool:
     func = small.value.func
     return (isinstance(func, cst.Attribute) and func.attr.value == "block_until_ready" and not small.value.args) \
         or model.qualname(func) == "jax.block_until_ready"
+
+
+def _in_timed_loop(model: FileModel, node: cst.CSTNode) -> bool:
+    """`node` runs in a loop that a clock read starts and another stops
+    (`t0 = time.perf_counter()`, the loop, `time.perf_counter() - t0`): a result it
+    binds and nothing reads again was computed only to be timed."""
+    for loop in _loops_around(model, node):
+        line = model.parent(loop)
+        stmts = getattr(line, "body", None)
+        if not isinstance(stmts, (list, tuple)) or loop not in stmts:
+            continue
+        at = stmts.index(loop)
+        if at and _reads_clock(model, stmts[at - 1]) and any(_reads_clock(model, s) for s in stmts[at + 1:]):
+            return True
+    return False
+
+
+def _reads_clock(model: FileModel, stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(n, cst.Call) and model.qualname(n.func) in CLOCK_FUNCTIONS for n in walk(stmt))
 
 
 @dataclass(frozen=True, eq=True)
