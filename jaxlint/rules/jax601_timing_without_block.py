@@ -8,6 +8,7 @@ import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
+from jaxlint.engine.scopes import target_names
 from jaxlint.jax_api import (AOT_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
@@ -406,7 +407,27 @@ class TimingWithoutBlock(Rule):
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
         if any(self._is_blocking(c) for c in body):
             return False
-        return any(_device_work(self.model.qualname(c.func)) for c in body)
+        return any(_device_work(self.model.qualname(c.func)) for c in body) or self._hands_keys_on(body)
+
+    def _hands_keys_on(self, body: list[cst.Call]) -> bool:
+        """Keys made here and passed to a call this file cannot see into
+        (`self.planner(keys, obstacles)`): keys are made to draw with, so the callee is
+        presumed to run random work on them."""
+        model = self.model
+        keys: set[str] = set()
+        for c in body:
+            assign = model.parent(c)
+            if model.qualname(c.func) in INSTANT_WORK and isinstance(assign, cst.Assign) and assign.value is c:
+                keys |= {n.value for t in assign.targets for n in target_names(t.target)}
+        for c in body:
+            q = model.qualname(c.func)
+            if q in INSTANT_WORK or array_module_function(q) or q in _PURE_PYTHON:
+                continue
+            if any(isinstance(a.value, cst.Name) and a.value.value in keys
+                   or isinstance(a.value, cst.Call) and model.qualname(a.value.func) in INSTANT_WORK
+                   for a in c.args):
+                return True
+        return False
 
     def _bound_to_transform(self, func: cst.BaseExpression) -> bool:
         """`step = jax.jit(update)`: a name bound only to a transformed function."""
