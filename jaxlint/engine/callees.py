@@ -279,3 +279,29 @@ def _agreed(classes) -> Optional[ClassInfo]:
     if not classes or any(c is None for c in classes):
         return None
     return classes[0] if all(c is classes[0] for c in classes) else None
+
+
+def attribute_calls(model, klass: ClassInfo, attr: str) -> list[cst.Call]:
+    """The calls `obj.<attr>(...)` of this file where `obj` is an instance of `klass` or
+    of a class related to it (`self` in its methods, an attribute or parameter every
+    binding shows to hold one): where a callable the class stores as `self.<attr>` runs."""
+    family = {klass, *klass.relatives}
+    out = []
+    for call in model.nodes(cst.Call):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == attr \
+                and instance_class(model, func.value) in family:
+            out.append(call)
+    return out
+
+
+def changing_attributes(model, klass: ClassInfo) -> frozenset[str]:
+    """The attributes of `klass` (and its relatives) that a method other than `__init__`
+    sets: the object's state, as against its configuration (`self.use_jit`), which only
+    the constructor sets."""
+    out = set()
+    for rel in {klass, *klass.relatives}:
+        for attr, targets in rel.attribute_sites.items():
+            if any(getattr(model.function_of(t), "name", "__init__") != "__init__" for t in targets):
+                out.add(attr)
+    return frozenset(out)

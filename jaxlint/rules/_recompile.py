@@ -15,6 +15,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine import callees
 from jaxlint.engine.callees import applying_call
 from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
@@ -700,6 +701,10 @@ def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name],
     parent = model.parent(created)
     if isinstance(parent, cst.Call) and parent.func is created:
         return [parent]
+    stored = stored_on_self(model, created)
+    if stored is not None:
+        # `self.f = jax.jit(self.f)`: the object's `f` runs wherever the file calls it.
+        return callees.attribute_calls(model, *stored)
     if name is None:
         position = _returned_position(model, created) if sites is not None and depth < 2 else None
         if position is None:
@@ -731,6 +736,92 @@ def call_uses(model, created: cst.CSTNode, name: Optional[cst.Name],
         else:
             return None
     return calls
+
+
+def stored_on_self(model, created: cst.CSTNode):
+    """(class, attribute) for `self.<attribute> = created` in a method of a class of this file."""
+    parent = model.parent(created)
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+        return None
+    target = parent.targets[0].target
+    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)):
+        return None
+    klass = model.class_of_self(target.value)
+    return (klass, target.attr.value) if klass is not None else None
+
+
+def loops_running(model, node: cst.CSTNode, depth: int = 0) -> set:
+    """The loops that run `node` on each of their passes: around it in its function, and,
+    through every call of this file that runs its function, around those calls."""
+    out = set()
+    loop = repeating_loop(model, node)
+    while loop is not None:
+        out.add(loop)
+        loop = repeating_loop(model, loop)
+    owner = model.function_of(node)
+    if owner is None or depth >= 6:
+        return out
+    for call in _calls_of(model).get(owner, ()):
+        out |= loops_running(model, call, depth + 1)
+    return out
+
+
+def _calls_of(model) -> dict:
+    found = getattr(model, "_recompile_calls_of", None)
+    if found is None:
+        found = {}
+        for call in model.nodes(cst.Call):
+            callee = called_function(model, call)
+            if callee is not None:
+                found.setdefault(callee, []).append(call)
+        model._recompile_calls_of = found
+    return found
+
+
+def under_state_test(model, node: cst.CSTNode, depth: int = 0) -> bool:
+    """Whether `node` runs only as an object's state allows: inside an `if`, or after an
+    `if ...: return`, whose test reads an attribute of `self` that a method sets
+    (`if self.built: return`, `if not hasattr(self, "_step")`), in its function or in one
+    that calls it. Such code runs once per object (a latch), not on every call."""
+    owner = model.function_of(node)
+    if owner is None or owner.is_lambda or depth >= 6:
+        return False
+    klass = owner.klass
+    state = callees.changing_attributes(model, klass) if klass is not None else frozenset()
+    child = node
+    for anc in model.ancestors(node):
+        if anc is owner.node:
+            break
+        if isinstance(anc, cst.If) and child is anc.body and _reads_state(model, anc.test, state):
+            return True
+        if isinstance(anc, cst.IndentedBlock):
+            for stmt in anc.body:
+                if stmt is child:
+                    break
+                if isinstance(stmt, cst.If) and _leaves(stmt.body) and _reads_state(model, stmt.test, state):
+                    return True
+        child = anc
+    calls = _calls_of(model).get(owner, ())
+    return bool(calls) and all(under_state_test(model, c, depth + 1) for c in calls)
+
+
+def _reads_state(model, test: cst.BaseExpression, state: frozenset) -> bool:
+    for n in walk(test):
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self" \
+                and n.attr.value in state:
+            return True
+        if isinstance(n, cst.Call) and model.qualname(n.func) in ("builtins.hasattr", "builtins.getattr") \
+                and n.args and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value == "self":
+            return True
+    return False
+
+
+def _leaves(block) -> bool:
+    """A block that ends by leaving its function (`return`, `raise`)."""
+    last = block.body[-1] if block.body else None
+    if isinstance(block, cst.IndentedBlock) and isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _returned_position(model, ref: cst.CSTNode):
@@ -848,5 +939,8 @@ def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
             # `agent.act(obs)` where the value analysis knows `agent` is an `Agent(...)`.
             klass = model.value(call.func.value).cls
             found = klass.methods.get(call.func.attr.value) if klass is not None else None
+        if found is None:
+            # `self.objective.build()`: an attribute or parameter the file shows holds one.
+            found = callees.called_function(model, call)
         return found
     return None

@@ -68,8 +68,14 @@ class JitOfFreshCallable(Rule):
         # `step(x)` in the loop that calls the factory.
         sites: dict = {}
         uses = rc.call_uses(model, created, name, sites)
-        if not uses or any(self._reused(use, rc.repeating_loop(model, sites[use]) if use in sites else loop)
-                           for use in uses):
+        if not uses:
+            return
+        if rc.stored_on_self(model, created) is not None:
+            # Called from elsewhere: what counts is a call between two wraps.
+            if not self._called_between(created, uses):
+                return
+        elif any(self._reused(use, rc.repeating_loop(model, sites[use]) if use in sites else loop)
+                 for use in uses):
             return
         if sites and (loop is not None or not all(
                 self._repeats_with(model.function_of(sites[use]), sites[use]) for use in uses if use in sites)):
@@ -110,6 +116,16 @@ class JitOfFreshCallable(Rule):
                 if arg is not None and not _invariant(arg, changing):
                     same.discard(param)
         return same
+
+    def _called_between(self, created, uses) -> bool:
+        """`self.f = jax.jit(self.f)` compiles anew only where the stored callable is
+        called between two wraps: the loop that reruns the wrap (`for it in ...:
+        prox.build(); step(prox, x)`) also calls it, and no test of the object's
+        state (`if self.built: return`) lets the wrap run once per object."""
+        model = self.model
+        wraps = rc.loops_running(model, created)
+        return bool(wraps) and not rc.under_state_test(model, created) \
+            and any(wraps & rc.loops_running(model, use) for use in uses)
 
     def _repeats_with(self, caller, site: cst.Call) -> bool:
         """Whether the factory call `site` repeats: in a loop over steps, or in a function
