@@ -430,6 +430,16 @@ PER_LEAF_MAPS: frozenset[str] = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
     "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
 })
+#: lax control flow called outside a trace compiles its bodies as a program of its own,
+#: cached on the identity of the body callables, like `jax.jit` of them: with jax 0.10.2,
+#: five eager `lax.while_loop` calls on nested cond/body defs made anew each call compile
+#: `jit(while)` five times (module-level defs: once); `lax.scan` on a nested def, and
+#: `lax.fori_loop` (a `jit(scan)`) and `lax.cond` on lambdas, compile five times too.
+#: Value: the name JAX compiles the program under.
+EAGER_COMPILED_BODY_CALLS: dict[str, str] = {
+    "jax.lax.while_loop": "while", "jax.lax.scan": "scan", "jax.lax.fori_loop": "scan",
+    "jax.lax.cond": "cond",
+}
 #: Transforms whose compile cache is keyed on the wrapped callable's value (equinox
 #: hashes the static part of what it wraps), not on the new wrapper object: a fresh
 #: `eqx.filter_jit(self.sample)` per pass is a cache hit (checked, equinox 0.13.8:

@@ -932,6 +932,10 @@ def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
             klass = model.value(call.func).cls
             if klass is not None and model.value(call.func).shape is Shape.OBJECT:
                 return klass.methods.get("__call__")
+        if found is None and model.resolve_class(call.func) is None:
+            # `init_fn, update_fn = make_optimizer(...)`, then `update_fn(...)`: the
+            # nested def the factory returns.
+            found = callees.called_function(model, call)
         return found
     if isinstance(call.func, cst.Attribute):
         found = method_of_self(model, call.func) or model.method_of_instance(call.func)

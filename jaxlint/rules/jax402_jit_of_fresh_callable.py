@@ -11,7 +11,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
-from jaxlint.jax_api import EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
+from jaxlint.jax_api import BODY_CALLS, EAGER_COMPILED_BODY_CALLS, EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
 
 
 class JitOfFreshCallable(Rule):
@@ -23,7 +23,10 @@ class JitOfFreshCallable(Rule):
     def fix(self, report):
         from jaxlint.fixes.recompile import hoist_fix
 
-        return hoist_fix(self.model, report.node) if isinstance(report.node, cst.Call) else None
+        node = report.node
+        if not isinstance(node, cst.Call) or self.model.qualname(node.func) in EAGER_COMPILED_BODY_CALLS:
+            return None
+        return hoist_fix(self.model, node)
 
     def check(self):
         model = self.model
@@ -36,6 +39,16 @@ class JitOfFreshCallable(Rule):
             if target is None:
                 continue
             yield from self._check(call, target, rc.bound_name(model, call), transform.name)
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            program = EAGER_COMPILED_BODY_CALLS.get(q)
+            if program is None:
+                continue
+            for target in _bodies(call, BODY_CALLS[q]):
+                found = list(self._check(call, target, None, q.removeprefix("jax."), program=program))
+                if found:
+                    yield found[0]  # one finding per call: its other bodies are made with it
+                    break
         for node in model.nodes(cst.FunctionDef):
             for dec in node.decorators:
                 use = decorator_transform(model, dec.decorator)
@@ -43,7 +56,9 @@ class JitOfFreshCallable(Rule):
                     yield from self._check(node, node, node.name, use.transform.name)
                     break
 
-    def _check(self, created, target, name: Optional[cst.Name], transform: str):
+    def _check(self, created, target, name: Optional[cst.Name], transform: str, program: str = ""):
+        """`program`: set for eager lax control flow (`jax.lax.while_loop(cond, body, x)`),
+        which compiles `jit(<program>)` and runs it at once."""
         model = self.model
         if rc.inside_traced(model, created):
             return
@@ -67,7 +82,7 @@ class JitOfFreshCallable(Rule):
         # What a factory returns is followed to its callers: `step = make_step(cfg)` then
         # `step(x)` in the loop that calls the factory.
         sites: dict = {}
-        uses = rc.call_uses(model, created, name, sites)
+        uses = [created] if program else rc.call_uses(model, created, name, sites)
         if not uses:
             return
         if rc.stored_on_self(model, created) is not None:
@@ -88,12 +103,20 @@ class JitOfFreshCallable(Rule):
         else:
             when = f"on every call of `{owner.name}`, which runs in a loop"
             fix = "create the jitted function once (at module level, in `__init__`, or in a factory) and reuse it"
-        head = f"`{self.source(created)}`" if isinstance(created, cst.Call) else f"`@{transform}`"
-        msg = (f"{head} wraps {what}, a new object {when}, so JAX compiles it "
+        if program:
+            fix = ("define the bodies once (at module level or in a factory), or call this "
+                   "under a jitted function that is created once")
+        if program:
+            head = f"`{transform}` called outside jit compiles its bodies, and it gets"
+        elif isinstance(created, cst.Call):
+            head = f"`{self.source(created)}` wraps"
+        else:
+            head = f"`@{transform}` wraps"
+        msg = (f"{head} {what}, a new object {when}, so JAX compiles it "
                f"again each time (tens of ms, against microseconds for a cached call); "
                f"{fix}, passing what changes as arguments")
         yield self.report(created if isinstance(created, cst.Call) else created.name, msg, owner,
-                          fun_name=f"{transform}({fun_name})")
+                          fun_name=f"jit({program})" if program else f"{transform}({fun_name})")
 
     def _same_at_every_call(self, owner) -> set[str]:
         """Parameters of `owner` that get the same value on every pass of each loop that
@@ -353,6 +376,17 @@ def _method_of_instance(model, attr: cst.Attribute):
         found = klass.methods[attr.attr.value]
     return found
 
+
+
+def _bodies(call: cst.Call, spec) -> list[cst.BaseExpression]:
+    """The callables a lax control-flow call is given (`cond_fun`, `body_fun`)."""
+    out = []
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    for i in spec.fn_positions:
+        if i < len(positional):
+            out.append(positional[i])
+    out += [a.value for a in call.args if a.keyword is not None and a.keyword.value in spec.fn_keywords]
+    return out
 
 
 def _function_name(expr) -> str:
