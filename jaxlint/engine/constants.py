@@ -81,10 +81,14 @@ def _parameter_value(model, name: cst.Name, depth: int) -> Optional[int]:
     if func is None or func.is_lambda or func.is_method or name.value in (func.vararg, func.kwarg):
         return None
     calls = model.calls_named(func.name)
-    # Every other mention of the function is a call of it (not passed on, not wrapped).
-    mentions = [n for n in model.nodes(cst.Name) if n.value == func.name and n is not func.node.name]
+    rebinds = _rebinds(model, func)
+    # Every other mention of the function is a call of it (not passed on, not wrapped),
+    # or its rebinding to its own jitted self (`f = jax.jit(f, static_argnums=1)`).
+    mentions = [n for n in model.nodes(cst.Name) if n.value == func.name and n is not func.node.name
+                and n not in rebinds]
     if not calls or len(mentions) != len(calls) \
-            or any(model.resolve_function(c.func) is not func for c in calls):
+            or any(model.resolve_function(c.func) is not func and not _runs_rebound(model, c, rebinds)
+                   for c in calls):
         return None
     p = name.value
     index = func.positional.index(p) if p in func.positional else None
@@ -103,3 +107,28 @@ def _parameter_value(model, name: cst.Name, depth: int) -> Optional[int]:
             return None
         values.add(value)
     return values.pop() if len(values) == 1 else None
+
+
+def _rebinds(model, func) -> set:
+    """The names of every module-level `f = jax.jit(f, ...)` that rebinds the def `f` to a
+    transform of itself (the target and the wrapped name): the same function, called
+    through the wrapper."""
+    from jaxlint.engine.tracing import transform_for, wrapped_target
+
+    out = set()
+    for b in model.module_scope.bindings.get(func.name, ()):
+        node = b.node
+        if b.kind != BindingKind.ASSIGN or not isinstance(node, cst.Assign) or len(node.targets) != 1 \
+                or not isinstance(node.value, cst.Call):
+            continue
+        wrapped = wrapped_target(node.value)
+        if transform_for(model, model.qualname(node.value.func)) is not None \
+                and isinstance(wrapped, cst.Name) and model.resolve_function(wrapped) is func:
+            out |= {node.targets[0].target, wrapped}
+    return out
+
+
+def _runs_rebound(model, call: cst.Call, rebinds: set) -> bool:
+    binding = model.binding_in_effect(call.func) if isinstance(call.func, cst.Name) else None
+    return binding is not None and isinstance(binding.node, cst.Assign) \
+        and binding.node.targets[0].target in rebinds

@@ -7,8 +7,10 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.constants import int_constant
+from jaxlint.engine.cost import traced_operations
 from jaxlint.engine.model import walk
-from jaxlint.jax_api import UNROLLED_LOOP_ITERATIONS, array_module_function
+from jaxlint.jax_api import (UNROLLED_LOOP_ITERATIONS, UNROLLED_LOOP_MIN_ITERATIONS,
+                             UNROLLED_LOOP_OPERATIONS, array_module_function)
 from jaxlint.rules.base import Rule
 
 
@@ -27,11 +29,17 @@ class UnrolledPythonLoop(Rule):
             if func is None or loop.asynchronous is not None:
                 continue
             count = self._iterations(loop.iter)
-            if count is None or count < UNROLLED_LOOP_ITERATIONS or not self._traces_work(loop):
+            if count is None or count < UNROLLED_LOOP_MIN_ITERATIONS or not self._traces_work(loop):
                 continue
+            size = ""
+            if count < UNROLLED_LOOP_ITERATIONS:
+                operations = count * traced_operations(model, loop.body)
+                if operations < UNROLLED_LOOP_OPERATIONS:
+                    continue
+                size = f" (about {operations} operations)"
             yield self.report(loop.iter, (
                 f"this Python loop runs {count} times while `{func.name}` is traced "
-                f"{self._where(func)}: JAX unrolls it, tracing every iteration into the program, "
+                f"{self._where(func)}: JAX unrolls it, tracing every iteration into the program{size}, "
                 f"so compile time grows with the count (3 s for 1,000 iterations of a one-line "
                 f"body on CPU, against 0.04 s as a loop); use `lax.fori_loop` or `lax.scan`, "
                 f"which trace and compile the body once"), func)
