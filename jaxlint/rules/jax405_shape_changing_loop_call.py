@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.model import children
+from jaxlint.engine.sizes import element_lengths
 
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
@@ -29,15 +30,45 @@ class ShapeChangingLoopCall(Rule):
                 if varying is None:
                     varying = _varying_in_scope(model, call, loop)
                 sliced = self._growing_slice(arg, varying, loop)
-                if sliced is None:
+                lengths = self._lengths_per_pass(arg, loop) if sliced is None else None
+                if sliced is None and lengths is None:
                     continue
-                msg = (f"`{callee.label}` gets `{self.source(sliced)}`, whose length changes on every "
-                       f"loop iteration: jit compiles `{callee.function.name}` again for each new shape; "
-                       f"pad to a fixed length and mask, or take fixed-size windows "
+                if sliced is not None:
+                    what = f"`{self.source(sliced)}`, whose length changes on every loop iteration"
+                else:
+                    shown = ", ".join(map(str, lengths[:4])) + (", ..." if len(lengths) > 4 else "")
+                    what = (f"`{self.source(arg)}`, an array of a new length on each of the loop's "
+                            f"{len(lengths)} iterations ({shown})")
+                msg = (f"`{callee.label}` gets {what}: jit compiles `{callee.function.name}` again "
+                       f"for each new shape; pad to a fixed length and mask, or take fixed-size windows "
                        f"(lax.dynamic_slice), or loop inside jit with lax.fori_loop")
                 yield self.report(arg, msg, model.function_of(call), arg=param,
                                   fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
                 break  # one finding per call: the other slices change with the same index
+
+    def _lengths_per_pass(self, arg, loop) -> Optional[list[int]]:
+        """The lengths `arg`, a target of `for x in items` (or `for x, y in pairs`), takes
+        on each pass, where the code states how each item is built; only when every pass
+        gets a new one (and there are more than two)."""
+        if not isinstance(arg, cst.Name) or not isinstance(loop, cst.For):
+            return None
+        target, position = loop.target, None
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [el.value for el in target.elements]
+            position = next((i for i, n in enumerate(names) if isinstance(n, cst.Name) and n.value == arg.value), None)
+            if position is None or any(isinstance(el, cst.StarredElement) for el in target.elements):
+                return None
+        elif not (isinstance(target, cst.Name) and target.value == arg.value):
+            return None
+        if any(isinstance(n, cst.Name) and n.value == arg.value
+               for stmt in rc._statements(loop.body) if isinstance(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+               for t in (stmt.targets if isinstance(stmt, cst.Assign) else [stmt])
+               for n in [t.target]):
+            return None  # rebound in the body
+        lengths = element_lengths(self.model, loop.iter, position)
+        if lengths is None or len(lengths) <= 2 or len(set(lengths)) != len(lengths):
+            return None
+        return lengths
 
     def _growing_slice(self, arg, varying: set[str], loop) -> Optional[cst.Subscript]:
         """`x[:i]`, `x[i:]`, `x[:, :i + 1]`, or a name assigned one in the loop body."""
