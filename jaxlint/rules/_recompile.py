@@ -750,19 +750,22 @@ def stored_on_self(model, created: cst.CSTNode):
     return (klass, target.attr.value) if klass is not None else None
 
 
-def loops_running(model, node: cst.CSTNode, depth: int = 0) -> set:
+def loops_running(model, node: cst.CSTNode) -> set:
     """The loops that run `node` on each of their passes: around it in its function, and,
-    through every call of this file that runs its function, around those calls."""
+    through every chain of calls of this file that runs its function, around those calls."""
     out = set()
-    loop = repeating_loop(model, node)
-    while loop is not None:
-        out.add(loop)
-        loop = repeating_loop(model, loop)
-    owner = model.function_of(node)
-    if owner is None or depth >= 6:
-        return out
-    for call in _calls_of(model).get(owner, ()):
-        out |= loops_running(model, call, depth + 1)
+    calls_of = _calls_of(model)
+    todo, seen = [node], set()
+    while todo:
+        cur = todo.pop()
+        loop = repeating_loop(model, cur)
+        while loop is not None:
+            out.add(loop)
+            loop = repeating_loop(model, loop)
+        owner = model.function_of(cur)
+        if owner is not None and owner not in seen:
+            seen.add(owner)
+            todo.extend(calls_of.get(owner, ()))
     return out
 
 
@@ -774,18 +777,31 @@ def _calls_of(model) -> dict:
             callee = called_function(model, call)
             if callee is not None:
                 found.setdefault(callee, []).append(call)
-        model._recompile_calls_of = found
+        if "nodes" not in model.__dict__:  # not a rerun around deep code, which sees less
+            model._recompile_calls_of = found
     return found
 
 
-def under_state_test(model, node: cst.CSTNode, depth: int = 0) -> bool:
+def under_state_test(model, node: cst.CSTNode) -> bool:
     """Whether `node` runs only as an object's state allows: inside an `if`, or after an
     `if ...: return`, whose test reads an attribute of `self` that a method sets
     (`if self.built: return`, `if not hasattr(self, "_step")`), in its function or in one
     that calls it. Such code runs once per object (a latch), not on every call."""
     owner = model.function_of(node)
-    if owner is None or owner.is_lambda or depth >= 6:
+    if owner is None or owner.is_lambda:
         return False
+    if _state_test_in(model, node, owner):
+        return True
+    memo = model.__dict__.setdefault("_recompile_state_tested", {}) if "nodes" not in model.__dict__ \
+        else model.__dict__.setdefault("_recompile_state_tested_rerun", {})
+    if owner not in memo:
+        memo[owner] = False  # a cycle of calls proves nothing
+        calls = _calls_of(model).get(owner, ())
+        memo[owner] = bool(calls) and all(under_state_test(model, c) for c in calls)
+    return memo[owner]
+
+
+def _state_test_in(model, node: cst.CSTNode, owner) -> bool:
     klass = owner.klass
     state = callees.changing_attributes(model, klass) if klass is not None else frozenset()
     child = node
@@ -801,8 +817,7 @@ def under_state_test(model, node: cst.CSTNode, depth: int = 0) -> bool:
                 if isinstance(stmt, cst.If) and _leaves(stmt.body) and _reads_state(model, stmt.test, state):
                     return True
         child = anc
-    calls = _calls_of(model).get(owner, ())
-    return bool(calls) and all(under_state_test(model, c, depth + 1) for c in calls)
+    return False
 
 
 def _reads_state(model, test: cst.BaseExpression, state: frozenset) -> bool:
