@@ -782,6 +782,30 @@ def _calls_of(model) -> dict:
     return found
 
 
+def runs_eagerly(model, node: cst.CSTNode) -> bool:
+    """Whether `node` definitely runs outside any trace: the file's own top level runs it,
+    directly or through calls of its functions, and every call that reaches it does so
+    from there. A function no call of this file reaches (a library's, a step some other
+    file jits) may well run traced, so it does not count."""
+    calls_of = _calls_of(model)
+    todo, seen = [node], set()
+    while todo:
+        cur = todo.pop()
+        owner = model.function_of(cur)
+        if owner is None:
+            continue  # module level: a script's own run
+        if owner in seen:
+            continue
+        if owner.traced or owner.is_lambda:
+            return False
+        seen.add(owner)
+        calls = calls_of.get(owner, ())
+        if not calls:
+            return False
+        todo.extend(calls)
+    return True
+
+
 def under_state_test(model, node: cst.CSTNode) -> bool:
     """Whether `node` runs only as an object's state allows: inside an `if`, or after an
     `if ...: return`, whose test reads an attribute of `self` that a method sets

@@ -44,6 +44,8 @@ class JitOfFreshCallable(Rule):
             program = EAGER_COMPILED_BODY_CALLS.get(q)
             if program is None:
                 continue
+            if not rc.runs_eagerly(model, call):
+                continue
             for target in _bodies(call, BODY_CALLS[q]):
                 found = list(self._check(call, target, None, q.removeprefix("jax."), program=program))
                 if found:
