@@ -604,6 +604,28 @@ STATIC_FIELD_CALLS: dict[str, tuple[str, bool]] = {
     "dataclasses.field": ("metadata.static", True),  # register_dataclass's static metadata
     "chex.field": ("metadata.static", True),
 }
+#: Calls that register a class as a pytree with its flatten function, at this argument
+#: position: `flatten(obj) -> (children, aux_data)`; what the aux data reads is static,
+#: compared with `==` as part of jit's cache key.
+PYTREE_FLATTEN_REGISTRATIONS: dict[str, int] = {
+    "jax.tree_util.register_pytree_node": 1,
+    "jax.tree_util.register_pytree_with_keys": 1,
+}
+#: Calls that return a new object each time, unequal to the one before: `jax.jit(f)`
+#: twice gives two wrappers that are not `==` (checked, jax 0.10.2), and an optax
+#: transformation is a NamedTuple of closures made by the call (`optax.adam(1e-3) ==
+#: optax.adam(1e-3)` is False, optax 0.2.8). As a static argument or static pytree
+#: part, each one is a new jit cache key.
+FRESH_OBJECT_CALLS: frozenset[str] = frozenset({
+    "jax.jit", "jax.pmap",
+}) | frozenset(f"optax.{name}" for name in (
+    "adabelief", "adadelta", "adafactor", "adagrad", "adam", "adamax", "adamaxw", "adamw",
+    "adan", "amsgrad", "fromage", "lamb", "lars", "lion", "nadam", "nadamw", "noisy_sgd",
+    "novograd", "optimistic_gradient_descent", "radam", "rmsprop", "sgd", "sm3", "yogi",
+    "chain", "clip", "clip_by_global_norm", "masked", "multi_transform", "scale",
+    "scale_by_adam", "scale_by_schedule", "add_decayed_weights",
+    "apply_if_finite",
+))
 #: Pytree classes of libraries, with the fields they declare static.
 LIBRARY_PYTREE_CLASSES: dict[str, frozenset[str]] = {
     "flax.training.train_state.TrainState": frozenset({"apply_fn", "tx"}),

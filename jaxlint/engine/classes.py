@@ -147,7 +147,8 @@ def _registration_calls(model) -> dict[str, list[cst.Call]]:
         for small in stmt.body:
             call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
             if isinstance(call, cst.Call) and call.args and isinstance(call.args[0].value, cst.Name) \
-                    and model.qualname(call.func) in jax_api.PYTREE_CLASS_DECORATORS:
+                    and (model.qualname(call.func) in jax_api.PYTREE_CLASS_DECORATORS
+                         or model.qualname(call.func) in jax_api.PYTREE_FLATTEN_REGISTRATIONS):
                 out.setdefault(call.args[0].value.value, []).append(call)
     return out
 
@@ -161,6 +162,15 @@ def _read(model, info: ClassInfo, calls: list) -> None:
         if q == "functools.partial" and isinstance(expr, cst.Call) and expr.args:
             # partial(jax.tree_util.register_dataclass, data_fields=[...], meta_fields=[...])
             q = model.qualname(expr.args[0].value)
+        if q in jax_api.PYTREE_FLATTEN_REGISTRATIONS:
+            info.pytree = True
+            position = jax_api.PYTREE_FLATTEN_REGISTRATIONS[q]
+            positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if len(positional) > position:
+                flatten = _flatten_function(model, positional[position])
+                if flatten is not None:
+                    _aux_fields(info, flatten)
+            continue
         if q in jax_api.PYTREE_CLASS_DECORATORS:
             info.pytree = True
             info.static = info.static or q in jax_api.STATIC_CLASS_DECORATORS
@@ -204,11 +214,31 @@ def _flatten_fields(info: ClassInfo) -> None:
     the aux data come back from `tree_unflatten` as they were, static under jit; the
     ones in the children are leaves."""
     method = info.methods.get("tree_flatten")
-    if method is None or not isinstance(method.node, cst.FunctionDef) or not method.positional:
+    if method is not None and isinstance(method.node, cst.FunctionDef):
+        _aux_fields(info, method.node)
+
+
+def _flatten_function(model, expr: cst.BaseExpression):
+    """The lambda or `def` of this file that `register_pytree_node(Cls, flatten, ...)` names."""
+    if isinstance(expr, cst.Lambda):
+        return expr
+    info = model.resolve_function(expr)
+    return info.node if info is not None else None
+
+
+def _aux_fields(info: ClassInfo, flatten) -> None:
+    """The fields a flatten function (`def` or lambda, instance first) returns in its aux
+    data (static) and in its children (leaves)."""
+    params = flatten.params.params
+    if not params:
         return
-    me = method.positional[0]
+    me = params[0].name.value
     local: dict[str, cst.BaseExpression] = {}
-    for stmt in _walk_statements(method.node):
+    if isinstance(flatten, cst.Lambda):
+        statements = [cst.Return(value=flatten.body)]
+    else:
+        statements = _walk_statements(flatten)
+    for stmt in statements:
         if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
             name = stmt.targets[0].target.value
             local[name] = stmt.value if name not in local else None

@@ -17,7 +17,7 @@ import libcst as cst
 
 from jaxlint.engine import callees
 from jaxlint.engine.callees import applying_call
-from jaxlint.engine.model import children, walk
+from jaxlint.engine.model import _decorated_static, children, walk
 from jaxlint.engine.scopes import target_names
 
 from jaxlint.engine.functions import FunctionInfo, TraceContext
@@ -460,6 +460,50 @@ def _statements(body) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(node)))
 
 
+def made_each_pass(model, arg: cst.BaseExpression, call: cst.Call,
+                   loop: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    """(expression, loop) for what the argument `arg` of `call` holds, made anew on each
+    pass of `loop` or of a loop around it (through short loops in between; a value made
+    once per epoch around a long step loop is made once for many calls): `arg` itself,
+    evaluated on each pass, and the value of a `name = value` run on each pass before
+    the call."""
+    if not isinstance(arg, cst.Name):
+        return [(arg, loop)]
+    return [(arg, loop)] + _assigned_each_pass(model, arg, call, loop)
+
+
+def _assigned_each_pass(model, arg: cst.Name, call: cst.Call, loop: cst.CSTNode) -> list:
+    bindings = model.scope_of(arg).lookup(arg.value) or []
+    at = model.order.get(call, 0)
+    cur = loop
+    while cur is not None:
+        found = []
+        for b in bindings:
+            node = b.node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0].target, cst.Name) \
+                    and model.order.get(node, 0) < at and repeating_loop(model, node) is cur \
+                    and _each_pass(model, node, cur) \
+                    and not any(model.order.get(node, 0) < model.order.get(other.node, 0) < at
+                                and not any(a is other.node for a in model.ancestors(call))
+                                for other in bindings):
+                found.append((node.value, cur))
+        if found or not short_loop(model, cur):
+            return found
+        cur = repeating_loop(model, cur)
+    return []
+
+
+def _each_pass(model, stmt: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    """Whether `stmt` runs on every pass of `loop` (not under an `if` or `try`)."""
+    for anc in _ancestors_to(model, model.parent(stmt), loop):
+        if anc is loop:
+            return True
+        if not isinstance(anc, (cst.SimpleStatementLine, cst.IndentedBlock, cst.With)):
+            return False
+    return False
+
+
 def varies(model, expr: cst.BaseExpression, names: set[str]) -> bool:
     """Whether `expr` gives a new value whenever one of `names` does."""
     if isinstance(expr, cst.Name):
@@ -596,6 +640,12 @@ def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
         values = model.attribute_assignments(func)
         if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
             return _from_wrapper(model, values[0], model.module.code_for_node(func))
+        # `s.area(s)` with `s = Shape(...)`: a jitted method reached through an instance.
+        info = model.method_of_instance(func)
+        ctx = _decorator_context(info) if info is not None else None
+        if ctx is not None:
+            return JittedCallee(info, ctx, 0 if _decorated_static(info) else 1,
+                                model.module.code_for_node(func))
     return None
 
 
@@ -674,9 +724,14 @@ def unpacked_source(model, name: cst.Name) -> Optional[tuple[cst.Call, int]]:
     return None
 
 
+# The decorators that compile and cache: equinox's filter_jit keys its cache on the
+# non-array leaves of its arguments as jit does on static arguments.
+_CACHING_DECORATORS = frozenset({"jit", "pmap", "filter_jit"})
+
+
 def _decorator_context(info: FunctionInfo) -> Optional[TraceContext]:
     for ctx in info.contexts.values():
-        if ctx.via == "decorator" and ctx.transforms and ctx.transforms[0] in ("jit", "pmap"):
+        if ctx.via == "decorator" and ctx.transforms and ctx.transforms[0] in _CACHING_DECORATORS:
             return ctx
     return None
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-
+from jaxlint.engine.static_parts import fresh_object, static_parts
+from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
 
@@ -16,24 +17,65 @@ class ChangingStaticArg(Rule):
     def check(self):
         model = self.model
         for call, loop, callee in rc.jitted_calls_in_loops(model):
-            if not callee.static:
+            arrays_only = callee.context.arrays_only
+            if not callee.static and not arrays_only and not _takes_pytree_classes(model):
                 continue
             varying = None
             for param, arg in callee.bind(call):
-                if param not in callee.static:
-                    continue
-                if varying is None:
-                    varying = _varying_in_scope(model, call, loop)
-                if rc.varies(model, arg, varying):
-                    msg = (f"static argument `{param}` of `{callee.label}` gets `{self.source(arg)}`, "
-                           f"a new value on every loop iteration: JAX compiles `{callee.function.name}` "
-                           f"again for each distinct value; pass `{param}` as a traced argument "
-                           f"(drop it from static_argnums / static_argnames) or keep it constant")
+                static = param in callee.static
+                if static:
+                    if varying is None:
+                        varying = _varying_in_scope(model, call, loop)
+                    if rc.varies(model, arg, varying):
+                        msg = (f"static argument `{param}` of `{callee.label}` gets `{self.source(arg)}`, "
+                               f"a new value on every loop iteration: JAX compiles `{callee.function.name}` "
+                               f"again for each distinct value; pass `{param}` as a traced argument "
+                               f"(drop it from static_argnums / static_argnames) or keep it constant")
+                        yield self.report(arg, msg, model.function_of(call), static_arg=param,
+                                          fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                        continue
+                new = _new_static_part(model, arg, call, loop, static, arrays_only)
+                if new is not None:
+                    part, value, fresh = new
+                    where = f"{part} in argument `{param}`" if part else (
+                        f"static argument `{param}`" if static else
+                        f"argument `{param}` (not an array: static under {callee.context.transforms[0]})")
+                    what = fresh or "a new value"
+                    fix = "make it once, before the loop" if fresh else \
+                        "make it traced (an array field or argument) or keep it constant"
+                    msg = (f"{where} of `{callee.label}` gets `{self.source(value)}`, {what} on every "
+                           f"loop iteration; static values are part of the compile cache key (compared "
+                           f"with ==), so JAX compiles `{callee.function.name}` again each time: {fix}")
                     yield self.report(arg, msg, model.function_of(call), static_arg=param,
                                       fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
 
 
-def _varying_in_scope(model, call, loop) -> set[str]:
+def _new_static_part(model, arg, call, loop, static: bool, arrays_only: bool):
+    """(what part, its value, what new object or "") for a static part of `arg` (the
+    argument itself, or a static field of a pytree it constructs) that the loop makes
+    new on each pass: a new object that compares unequal, or a Python number that changes."""
+    for made, maker in rc.made_each_pass(model, arg, call, loop):
+        parts = list(static_parts(model, made, static, arrays_only))
+        if not parts:
+            continue
+        varying = _varying_in_scope(model, made, maker)
+        for part, value in parts:
+            fresh = fresh_object(model, value)
+            if fresh is not None:
+                return part, value, fresh
+            # Under filter_jit a changing number is static only while it is a Python one.
+            if rc.varies(model, value, varying) \
+                    and (not arrays_only or model.value(value).shape is Shape.SCALAR):
+                return part, value, ""
+    return None
+
+
+def _takes_pytree_classes(model) -> bool:
+    """Whether the file defines pytree classes whose static fields an argument may fill."""
+    return any(c.pytree for c in model.classes)
+
+
+def _varying_in_scope(model, node, loop) -> set[str]:
     """Names that change on most calls: per iteration of `loop`, or of a loop around
     it while the loops in between are short. A name that changes once per epoch,
     around a loop of many steps, compiles once per epoch and is reused for the rest."""
