@@ -626,6 +626,13 @@ FRESH_OBJECT_CALLS: frozenset[str] = frozenset({
     "scale_by_adam", "scale_by_schedule", "add_decayed_weights",
     "apply_if_finite",
 ))
+#: Calls that return a copy of a pytree with fields replaced, and how they name the
+#: fields: `eqx.tree_at(lambda m: m.it, model, value)` by the attribute its first
+#: argument reads, `dataclasses.replace(obj, it=value)` by keyword.
+FIELD_REPLACING_CALLS: dict[str, str] = {
+    "equinox.tree_at": "where",
+    "dataclasses.replace": "keywords",
+}
 #: Pytree classes of libraries, with the fields they declare static.
 LIBRARY_PYTREE_CLASSES: dict[str, frozenset[str]] = {
     "flax.training.train_state.TrainState": frozenset({"apply_fn", "tx"}),

@@ -137,3 +137,80 @@ def _own_returns(func: cst.FunctionDef) -> Iterator[cst.Return]:
             yield node
         elif not isinstance(node, _FUNCTIONS):
             stack.extend(node.children)
+
+
+# Annotations of fields that hold a Python number: static under filter_jit.
+_NUMBER_ANNOTATIONS = frozenset({"builtins.int", "builtins.float", "builtins.bool"})
+
+
+def counted_fields(model, func, arrays_only: bool) -> dict[Optional[int], str]:
+    """{position in what `func` returns (None: the whole value): field name} for a copy of
+    a pytree that `func` returns with a static field counted up from its old value
+    (`m = eqx.tree_at(lambda m: m.it, m, m.it + 1)`, `dataclasses.replace(m, it=m.it + 1)`):
+    a loop that passes the result back in gives `func` a new static value on each call."""
+    if not isinstance(func.node, cst.FunctionDef):
+        return {}
+    counted: dict[str, str] = {}
+    stack = [func.node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCTIONS):
+            continue
+        stack.extend(node.children)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            name = _counted_field(model, node.value, {}, arrays_only)
+            if name is not None:
+                counted[node.targets[0].target.value] = name
+    out: dict[Optional[int], str] = {}
+    for ret in _own_returns(func.node):
+        value = ret.value
+        parts = [(k, el.value) for k, el in enumerate(value.elements)] \
+            if isinstance(value, cst.Tuple) else [(None, value)]
+        for k, part in parts:
+            name = _counted_field(model, part, counted, arrays_only)
+            if name is not None:
+                out[k] = name
+    return out
+
+
+def _counted_field(model, expr, counted: dict[str, str], arrays_only: bool) -> Optional[str]:
+    """The static field `expr` holds counted up: a name bound to such a copy, or the
+    replacing call itself."""
+    if isinstance(expr, cst.Name):
+        return counted.get(expr.value)
+    if isinstance(expr, cst.Call):
+        for name, value in _replaced_fields(model, expr):
+            if _counts_up(value, name) and _static_field(model, name, arrays_only):
+                return name
+    return None
+
+
+def _replaced_fields(model, call: cst.Call) -> Iterator[tuple[str, cst.BaseExpression]]:
+    how = jax_api.FIELD_REPLACING_CALLS.get(model.qualname(call.func))
+    if how == "keywords":
+        for arg in call.args:
+            if arg.keyword is not None:
+                yield arg.keyword.value, arg.value
+    elif how == "where" and len(call.args) >= 3 and all(a.keyword is None for a in call.args[:3]):
+        where = call.args[0].value
+        if isinstance(where, cst.Lambda) and isinstance(where.body, cst.Attribute):
+            yield where.body.attr.value, call.args[2].value
+
+
+def _counts_up(value: cst.BaseExpression, name: str) -> bool:
+    """`m.it + 1`, `m.it - 1`: the field's old value moved by a literal number."""
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract))):
+        return False
+    sides = (value.left, value.right)
+    return any(isinstance(s, cst.Attribute) and s.attr.value == name for s in sides) \
+        and any(isinstance(s, (cst.Integer, cst.Float)) for s in sides)
+
+
+def _static_field(model, name: str, arrays_only: bool) -> bool:
+    """Whether every pytree class of this file with a field `name` has it static: declared
+    static, or under filter_jit annotated as a Python number."""
+    found = [c.fields[name] for c in model.classes if c.pytree and name in c.fields]
+    return bool(found) and all(
+        f.static or arrays_only and f.annotation is not None
+        and model.qualname(f.annotation) in _NUMBER_ANNOTATIONS for f in found)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from jaxlint.engine.static_parts import fresh_object, static_parts
+import libcst as cst
+
+from jaxlint.engine.static_parts import counted_fields, fresh_object, static_parts
 from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
@@ -34,6 +36,15 @@ class ChangingStaticArg(Rule):
                         yield self.report(arg, msg, model.function_of(call), static_arg=param,
                                           fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
                         continue
+                counted = _counted_back(model, call, loop, callee, arg)
+                if counted is not None:
+                    msg = (f"field `{counted}` in argument `{param}` of `{callee.label}` is static, and "
+                           f"`{callee.function.name}` returns it counted up; passed back in, it is a new "
+                           f"value on every loop iteration, so JAX compiles `{callee.function.name}` again "
+                           f"each time: make the counter an array field (traced) or keep it outside")
+                    yield self.report(arg, msg, model.function_of(call), static_arg=param,
+                                      fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                    continue
                 new = _new_static_part(model, arg, call, loop, static, arrays_only)
                 if new is not None:
                     part, value, fresh = new
@@ -68,6 +79,26 @@ def _new_static_part(model, arg, call, loop, static: bool, arrays_only: bool):
                     and (not arrays_only or model.value(value).shape is Shape.SCALAR):
                 return part, value, ""
     return None
+
+
+def _counted_back(model, call, loop, callee, arg):
+    """The static field the callee returns counted up, where the loop binds that result
+    to the name it passes as `arg` (`scene, loss = step(scene, ...)`)."""
+    statement = model.parent(call)
+    if not isinstance(arg, cst.Name) or not isinstance(statement, cst.Assign) \
+            or len(statement.targets) != 1 or rc.short_loop(model, loop):
+        return None
+    target = statement.targets[0].target
+    if isinstance(target, cst.Name):
+        positions = [None] if target.value == arg.value else []
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        positions = [k for k, el in enumerate(target.elements)
+                     if isinstance(el.value, cst.Name) and el.value.value == arg.value]
+    else:
+        positions = []
+    if not positions:
+        return None
+    return counted_fields(model, callee.function, callee.context.arrays_only).get(positions[0])
 
 
 def _takes_pytree_classes(model) -> bool:
