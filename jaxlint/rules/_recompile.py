@@ -473,25 +473,51 @@ def made_each_pass(model, arg: cst.BaseExpression, call: cst.Call,
 
 
 def _assigned_each_pass(model, arg: cst.Name, call: cst.Call, loop: cst.CSTNode) -> list:
-    bindings = model.scope_of(arg).lookup(arg.value) or []
-    at = model.order.get(call, 0)
     cur = loop
     while cur is not None:
-        found = []
-        for b in bindings:
-            node = b.node
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0].target, cst.Name) \
-                    and model.order.get(node, 0) < at and repeating_loop(model, node) is cur \
-                    and _each_pass(model, node, cur) \
-                    and not any(model.order.get(node, 0) < model.order.get(other.node, 0) < at
-                                and not any(a is other.node for a in model.ancestors(call))
-                                for other in bindings):
-                found.append((node.value, cur))
+        found = [(value, cur) for value in assigned_each_run(model, arg, call, cur)]
         if found or not short_loop(model, cur):
             return found
         cur = repeating_loop(model, cur)
     return []
+
+
+def assigned_each_run(model, arg: cst.Name, call: cst.Call, region: cst.CSTNode) -> list:
+    """The values of the `arg = value` statements that run on each pass of `region` (a loop,
+    or a function's body on each call), before `call` and with no other binding between."""
+    bindings = model.scope_of(arg).lookup(arg.value) or []
+    at = model.order.get(call, 0)
+    func = region if isinstance(region, cst.FunctionDef) else None
+    found = []
+    for b in bindings:
+        node = b.node
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name) \
+                and model.order.get(node, 0) < at \
+                and (repeating_loop(model, node) is None and model.function_of(node) is not None
+                     and model.function_of(node).node is func if func is not None
+                     else repeating_loop(model, node) is region) \
+                and _each_pass(model, node, region.body if func is not None else region) \
+                and not any(model.order.get(node, 0) < model.order.get(other.node, 0) < at
+                            and not any(a is other.node for a in model.ancestors(call))
+                            for other in bindings):
+            found.append(node.value)
+    return found
+
+
+def jitted_calls_per_run(model) -> Iterator[tuple[cst.Call, FunctionInfo, JittedCallee]]:
+    """(call, its function, callee) for each call of a jitted function of this file made
+    once per call of a function that a loop calls on every pass (however few passes:
+    what the function makes anew for the call, no later call finds in the cache)."""
+    repeated = repeated_functions(model, any_loop=True)
+    for call in model.nodes(cst.Call):
+        owner = model.function_of(call)
+        if owner is None or owner not in repeated or repeating_loop(model, call) is not None \
+                or inside_traced(model, call):
+            continue
+        callee = jitted_callee(model, call)
+        if callee is not None:
+            yield call, owner, callee
 
 
 def _each_pass(model, stmt: cst.CSTNode, loop: cst.CSTNode) -> bool:
@@ -989,11 +1015,12 @@ def bound_name(model, created: cst.Call) -> Optional[cst.Name]:
     return None
 
 
-def repeated_functions(model) -> set[FunctionInfo]:
+def repeated_functions(model, any_loop: bool = False) -> set[FunctionInfo]:
     """Functions of this file called on every iteration of some loop, directly or
     through other such functions: whatever they create, they create again and again.
     A loop over a handful of values listed in the code (`for fused in (False, True)`)
-    calls it a bounded, deliberate number of times: that does not count."""
+    calls it a bounded, deliberate number of times: that does not count, unless
+    `any_loop`."""
     callers: dict[FunctionInfo, list[cst.Call]] = {}
     for call in model.nodes(cst.Call):
         callee = called_function(model, call)
@@ -1007,7 +1034,8 @@ def repeated_functions(model) -> set[FunctionInfo]:
             if callee in repeated:
                 continue
             for call in calls:
-                if repeats_over_steps(model, call) or model.function_of(call) in repeated:
+                looped = repeating_loop(model, call) is not None if any_loop else repeats_over_steps(model, call)
+                if looped or model.function_of(call) in repeated:
                     repeated.add(callee)
                     changed = True
                     break

@@ -48,9 +48,7 @@ class ChangingStaticArg(Rule):
                 new = _new_static_part(model, arg, call, loop, static, arrays_only)
                 if new is not None:
                     part, value, fresh = new
-                    where = f"{part} in argument `{param}`" if part else (
-                        f"static argument `{param}`" if static else
-                        f"argument `{param}` (not an array: static under {callee.context.transforms[0]})")
+                    where = _where(part, param, static, callee)
                     what = fresh or "a new value"
                     fix = "make it once, before the loop" if fresh else \
                         "make it traced (an array field or argument) or keep it constant"
@@ -59,6 +57,46 @@ class ChangingStaticArg(Rule):
                            f"with ==), so JAX compiles `{callee.function.name}` again each time: {fix}")
                     yield self.report(arg, msg, model.function_of(call), static_arg=param,
                                       fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+        for call, owner, callee in rc.jitted_calls_per_run(model):
+            if not callee.static and not callee.context.arrays_only and not _takes_pytree_classes(model):
+                continue
+            found = _made_each_call(model, call, owner, callee)
+            if found is None:
+                continue
+            param, arg, part, value, fresh = found
+            where = _where(part, param, param in callee.static, callee)
+            msg = (f"{where} of `{callee.label}` gets `{self.source(value)}`, {fresh} on every call "
+                   f"of `{owner.name}`, which a loop calls: static values are part of the compile cache "
+                   f"key (compared with ==), so JAX compiles `{callee.function.name}` again each time; "
+                   f"make it once, outside `{owner.name}`")
+            yield self.report(arg, msg, owner, static_arg=param,
+                              fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+
+
+def _where(part: str, param: str, static: bool, callee) -> str:
+    if part:
+        return f"{part} in argument `{param}`"
+    if static:
+        return f"static argument `{param}`"
+    return f"argument `{param}` (not an array: static under {callee.context.transforms[0]})"
+
+
+def _made_each_call(model, call, owner, callee):
+    """(parameter, argument, part, value, what) for a static part that `owner`, a function
+    a loop calls on each pass, makes as a new object on each of its runs."""
+    if not isinstance(owner.node, cst.FunctionDef):
+        return None
+    arrays_only = callee.context.arrays_only
+    for param, arg in callee.bind(call):
+        values = [arg]
+        if isinstance(arg, cst.Name):
+            values += rc.assigned_each_run(model, arg, call, owner.node)
+        for made in values:
+            for part, value in static_parts(model, made, param in callee.static, arrays_only):
+                fresh = fresh_object(model, value)
+                if fresh is not None:
+                    return param, arg, part, value, fresh
+    return None
 
 
 def _new_static_part(model, arg, call, loop, static: bool, arrays_only: bool):
