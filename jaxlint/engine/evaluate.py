@@ -303,6 +303,11 @@ class _Evaluator(Flow):
         d = info.defaults[p]
         if isinstance(d, _LITERALS) or (isinstance(d, cst.Name) and d.value in _CONSTANT_NAMES):
             return SCALAR
+        held = self.values.get(d)
+        if held is not None and held.shape is Shape.OBJECT and held.cls is not None:
+            # `generator=DEFAULT_GENERATOR`: the default is evaluated once, where the def
+            # runs, so a call leaving it out hands the function that very object.
+            return held
         return STATIC
 
     def traced_param(self, info: FunctionInfo, p: str, ctx: TraceContext) -> Value:
