@@ -515,6 +515,15 @@ NUMPY_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
         "stack", "concatenate", "meshgrid",
     ))
 
+#: NumPy functions whose result, iterated, gives NumPy arrays of one dimension or more
+#: (`for x in np.indices(shape)`): indexing one with a tracer converts the tracer
+#: (checked under jax 0.10.2 with numpy 2.4: TracerArrayConversionError for each). Rows of
+#: other arrays may be NumPy scalars, which raise IndexError instead.
+NUMPY_ARRAY_SEQUENCES: frozenset[str] = frozenset(
+    f"numpy.{n}" for n in (
+        "indices", "meshgrid", "split", "array_split", "hsplit", "vsplit", "dsplit", "nonzero",
+    ))
+
 #: jax.numpy functions that create a (concrete, unhashable) JAX array from Python values.
 JAX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
     f"jax.numpy.{n}" for n in (

@@ -550,6 +550,8 @@ class _Evaluator(Flow):
                 return ("tuple", [self.iter_element(a, self.values.get(a, UNKNOWN)) for a in args])
             if q in ("builtins.reversed", "builtins.sorted", "builtins.list", "builtins.tuple") and args:
                 return self.iter_element(args[0], self.values.get(args[0], UNKNOWN))
+            if q in jax_api.NUMPY_ARRAY_SEQUENCES and not any(self.values.get(a, UNKNOWN).traced for a in args):
+                return NUMPY_ARRAY
             if isinstance(iter_node.func, cst.Attribute):
                 base = self.values.get(iter_node.func.value, UNKNOWN)
                 meth = iter_node.func.attr.value
@@ -785,6 +787,10 @@ class _Evaluator(Flow):
             if base.traced or any(v.traced for v in idx):
                 return TRACED_ARRAY
             return CONCRETE_ARRAY
+        if base.shape is Shape.OBJECT and base.cls is not None and len(idx) == 1 \
+                and isinstance(node.slice[0].slice, cst.Index):
+            self.item_call(node, base.cls, idx[0])
+            return UNKNOWN
         if base.shape is Shape.BOX:
             return TRACED_ARRAY if base.traced else UNKNOWN
         if base.shape is Shape.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -801,6 +807,16 @@ class _Evaluator(Flow):
         if base.static and all(v.static for v in idx):
             return STATIC
         return UNKNOWN
+
+    def item_call(self, node: cst.Subscript, klass, index: Value) -> None:
+        """`obj[i]` on an object of a class of this file runs `type(obj).__getitem__(obj, i)`:
+        from a traced function, a helper call handing it the index."""
+        method = klass.methods.get("__getitem__")
+        caller = self.func
+        if method is None or caller is None or not caller.traced or len(method.positional) != 2 \
+                or _is_classmethod(method) or _is_staticmethod(method):
+            return
+        self.add_context(method, node, ((method.positional[1], index),))
 
     def comparison(self, node: cst.Comparison) -> Value:
         vals = [self.expr(node.left)]
