@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
-from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, EVERY_ITEM, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
 
@@ -181,7 +181,9 @@ class _Evaluator(Flow):
                     # A helper's static argument keeps what the call passes (a list, a NumPy array).
                     v = given[p] if given is not None and p in given and given[p].static else STATIC
                 elif p == self_name and ctx.via is not ViaKind.DECORATOR:
-                    continue  # `self` is an object, not an array: its fields are unknown
+                    if given is None or p not in given:
+                        continue  # `self` is an object, not an array: its fields are unknown
+                    v = given[p]  # an object whose fields the call site knows
                 elif given is not None:
                     if p not in given:
                         if p in info.defaults:
@@ -706,6 +708,8 @@ class _Evaluator(Flow):
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)
         attr = node.attr.value
+        if base.shape is Shape.OBJECT and base.entry(attr) is not None:
+            return base.entry(attr)  # what `__init__` stored from its argument
         if not base.traced and isinstance(node.value, cst.Name):
             held = self.instance_attribute(node)
             if held is not None:
@@ -795,10 +799,11 @@ class _Evaluator(Flow):
             return TRACED_ARRAY if base.traced else UNKNOWN
         if base.shape is Shape.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = _constant_key(node.slice[0].slice.value)
-            if key is not None:
-                found = base.entry(key)
-                if found is not None:
-                    return found
+            found = base.entry(key) if key is not None else None
+            if found is None and base.entries and (key is None or base.entry(EVERY_ITEM) is not None):
+                found = _leaf(base)  # whichever item the index picks, it is one of these
+            if found is not None:
+                return found
         if base.traced:
             if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
                 # x[:, 0], x[1:]: only arrays (and lists, for a plain slice) take these.
@@ -846,10 +851,11 @@ class _Evaluator(Flow):
             comp = comp.inner_for_in
         if isinstance(node, cst.DictComp):
             vals = [self.expr(node.key), self.expr(node.value)]
-        else:
-            vals = [self.expr(node.elt)]
+            self.env = saved
+            return container(vals)
+        elt = self.expr(node.elt)
         self.env = saved
-        return container(vals)
+        return container([elt], entries=((EVERY_ITEM, elt),))
 
     # -------------------------------------------------------------------- calls
     def call(self, node: cst.Call) -> Value:
@@ -912,7 +918,7 @@ class _Evaluator(Flow):
             if klass.pytree:
                 return container(args, cls=klass)
             # An object of a class of this file: calling it runs its `__call__`.
-            return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass)
+            return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass, entries=self.init_fields(klass, node, args))
         if isinstance(node.func, cst.Attribute):
             base = self.values.get(node.func.value, UNKNOWN)
             meth = node.func.attr.value
@@ -945,6 +951,31 @@ class _Evaluator(Flow):
             if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
                 return TRACED
         return self.helper_call(node, args)
+
+    def init_fields(self, klass, node: cst.Call, args: list[Value]) -> Optional[tuple]:
+        """The attributes `Cls(...)` sets from its arguments: each `self.name = param` at the
+        top of `__init__`, where nothing else in the class (or outside it) sets `name`."""
+        init = klass.methods.get("__init__")
+        if init is None or not isinstance(init.node, cst.FunctionDef) or not init.positional:
+            return None
+        bound = _bind_arguments(init, node, args, 1)
+        if not bound:
+            return None
+        fields = []
+        for stmt in init.node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                    continue
+                target, value = small.targets[0].target, small.value
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == init.positional[0] and isinstance(value, cst.Name)
+                        and value.value in bound and len(init.scope.bindings.get(value.value, ())) == 1):
+                    continue
+                if self.model._class_attribute_targets(klass, target.attr.value) == [target]:
+                    fields.append((target.attr.value, bound[value.value]))
+        return tuple(fields) or None
 
     def returns_a_value(self, info: FunctionInfo) -> bool:
         """Whether the function has a `return x` (without one it gives None)."""
@@ -1067,12 +1098,16 @@ class _Evaluator(Flow):
             else:
                 callee = model.method_of_self(node.func)
                 shift = 1
+        bound: dict[str, Value] = {}
         if callee is None:
             callee, args = self.instance_call(node, args)
             shift = 1
+            owner = self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
+            if callee is not None and callee.positional and owner is not None \
+                    and owner.shape is Shape.OBJECT and owner.entries:
+                bound[callee.positional[0]] = owner  # `self` is the object, with the fields it holds
         if callee is None or callee is caller:
             return UNKNOWN
-        bound: dict[str, Value] = {}
         positional = callee.positional[shift:]
         i = 0
         for arg, v in args:
