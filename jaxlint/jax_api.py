@@ -869,6 +869,11 @@ class Differentiation:
     returns_value: bool = False
 
 
+#: Transforms whose result, called without options (no argnums, no has_aux), is a pytree
+#: of the first argument's structure: `jax.grad(loss)(params)` gives one gradient per leaf
+#: of `params`, in the same lists, tuples and dicts.
+GRADIENT_OF_FIRST_ARGUMENT: frozenset[str] = frozenset({"jax.grad"})
+
 _AUX = "TypeError"
 #: Differentiating transforms, by qualified name.
 DIFFERENTIATING: dict[str, Differentiation] = {

@@ -268,6 +268,11 @@ class _Evaluator(Flow):
         model = self.model
         callee = model.resolve_function(node.func)
         shift = 0
+        klass = model.resolve_class(node.func) if callee is None else None
+        if klass is not None:
+            callee, shift = klass.methods.get("__init__"), 1  # `Kernel(MLP(...))` runs `__init__`
+            if callee is None:
+                return
         if callee is None:
             from jaxlint.engine.tracing import resolve_callable
 
@@ -710,6 +715,11 @@ class _Evaluator(Flow):
         attr = node.attr.value
         if base.shape is Shape.OBJECT and base.entry(attr) is not None:
             return base.entry(attr)  # what `__init__` stored from its argument
+        if base.shape is Shape.OBJECT and base.cls is not None and not base.cls.pytree:
+            # `self.nn.param`: what every `self.param = ...` of the object's class stores.
+            held = self.held_attribute(self.model._class_attribute_targets(base.cls, attr), attr)
+            if held is not None:
+                return held
         if not base.traced and isinstance(node.value, cst.Name):
             held = self.instance_attribute(node)
             if held is not None:
@@ -743,10 +753,12 @@ class _Evaluator(Flow):
         class (and of its base classes and subclasses in this file) gives a value that
         is known and not traced: a list, a NumPy array, a Python number, a concrete
         array. None when the model does not know."""
-        targets = self.model.attribute_targets(node)
+        return self.held_attribute(self.model.attribute_targets(node), node.attr.value)
+
+    def held_attribute(self, targets: Optional[list], attr: str) -> Optional[Value]:
+        """The join of what every `self.<attr> = value` at `targets` stores, or None."""
         if not targets:
             return None
-        attr = node.attr.value
         if self.func is not None:
             self.attribute_readers.setdefault(attr, set()).add(self.func)
         values = [self.attribute_values.get(t) for t in targets]
@@ -913,6 +925,8 @@ class _Evaluator(Flow):
         klass = self.model.resolve_class(node.func)
         if klass is not None:
             self.helper_call(node, args)
+            if self.func is None or not self.func.traced:
+                self.record_site(node, args)
             if klass.box:
                 return TRACED_BOX if in_abstract else BOX
             if klass.pytree:
@@ -948,7 +962,11 @@ class _Evaluator(Flow):
             from jaxlint.engine.tracing import transform_for
 
             # `jax.value_and_grad(f)(x)` / `jax.vmap(f)(x)` inside a trace give traced values.
-            if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
+            wrapper = self.model.qualname(node.func.func)
+            if wrapper in jax_api.GRADIENT_OF_FIRST_ARGUMENT and positional and len(node.func.args) == 1 \
+                    and node.func.args[0].keyword is None and not node.func.args[0].star:
+                return _traced_like(positional[0])
+            if transform_for(self.model, wrapper) is not None:
                 return TRACED
         return self.helper_call(node, args)
 
@@ -1343,6 +1361,18 @@ def _transformed_output(returns: Optional[Value]) -> Value:
     if returns.shape is Shape.UNKNOWN and returns.kind is not Kind.UNKNOWN:
         return TRACED  # a value the function computes: an array, or a pytree of them
     return UNKNOWN
+
+
+def _traced_like(v: Value) -> Value:
+    """A pytree of `v`'s structure whose leaves are tracers (a gradient with respect to `v`)."""
+    if v.entries:
+        return make(Kind.TRACED, v.shape, cls=v.cls,
+                    entries=tuple((k, _traced_like(e)) for k, e in v.entries))
+    if v.shape in (Shape.ARRAY, Shape.SCALAR):
+        return TRACED_ARRAY
+    if v.shape is Shape.CONTAINER:
+        return make(Kind.TRACED, Shape.CONTAINER, cls=v.cls)
+    return TRACED
 
 
 def _constant_key(expr: cst.BaseExpression):
