@@ -289,6 +289,18 @@ NUMPY_TO_ARRAY_METHOD: frozenset[str] = frozenset(
         "argmax", "argmin", "cumsum", "cumprod", "round", "around", "reshape", "transpose",
         "squeeze", "take", "repeat", "swapaxes", "argsort",
     ))
+#: SciPy functions that convert an array argument with NumPy on entry, by (position,
+#: keyword): a tracer there raises TracerArrayConversionError (checked under jax 0.10.2
+#: with scipy 1.17 inside `jax.jit`, each with a traced argument at that place).
+SCIPY_NUMPY_ARGUMENTS: dict[str, tuple[int, str]] = {
+    "scipy.optimize.minimize": (1, "x0"),
+    "scipy.optimize.least_squares": (1, "x0"),
+    "scipy.optimize.root": (1, "x0"),
+    "scipy.optimize.fsolve": (1, "x0"),
+    "scipy.optimize.curve_fit": (3, "p0"),
+    "scipy.integrate.solve_ivp": (2, "y0"),
+    "scipy.integrate.odeint": (1, "y0"),
+}
 #: NumPy functions that work on a tracer because they read only static metadata.
 NUMPY_METADATA: frozenset[str] = frozenset(
     f"numpy.{n}" for n in (
