@@ -289,6 +289,18 @@ NUMPY_TO_ARRAY_METHOD: frozenset[str] = frozenset(
         "argmax", "argmin", "cumsum", "cumprod", "round", "around", "reshape", "transpose",
         "squeeze", "take", "repeat", "swapaxes", "argsort",
     ))
+#: SciPy functions that convert an array argument with NumPy on entry, by (position,
+#: keyword): a tracer there raises TracerArrayConversionError (checked under jax 0.10.2
+#: with scipy 1.17 inside `jax.jit`, each with a traced argument at that place).
+SCIPY_NUMPY_ARGUMENTS: dict[str, tuple[int, str]] = {
+    "scipy.optimize.minimize": (1, "x0"),
+    "scipy.optimize.least_squares": (1, "x0"),
+    "scipy.optimize.root": (1, "x0"),
+    "scipy.optimize.fsolve": (1, "x0"),
+    "scipy.optimize.curve_fit": (3, "p0"),
+    "scipy.integrate.solve_ivp": (2, "y0"),
+    "scipy.integrate.odeint": (1, "y0"),
+}
 #: NumPy functions that work on a tracer because they read only static metadata.
 NUMPY_METADATA: frozenset[str] = frozenset(
     f"numpy.{n}" for n in (
@@ -513,6 +525,15 @@ NUMPY_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
         "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace",
         "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like",
         "stack", "concatenate", "meshgrid",
+    ))
+
+#: NumPy functions whose result, iterated, gives NumPy arrays of one dimension or more
+#: (`for x in np.indices(shape)`): indexing one with a tracer converts the tracer
+#: (checked under jax 0.10.2 with numpy 2.4: TracerArrayConversionError for each). Rows of
+#: other arrays may be NumPy scalars, which raise IndexError instead.
+NUMPY_ARRAY_SEQUENCES: frozenset[str] = frozenset(
+    f"numpy.{n}" for n in (
+        "indices", "meshgrid", "split", "array_split", "hsplit", "vsplit", "dsplit", "nonzero",
     ))
 
 #: jax.numpy functions that create a (concrete, unhashable) JAX array from Python values.
@@ -859,6 +880,11 @@ class Differentiation:
     # has_aux raises TypeError ("iteration over a 0-d array"): jax, nnx and equinox alike.
     returns_value: bool = False
 
+
+#: Transforms whose result, called without options (no argnums, no has_aux), is a pytree
+#: of the first argument's structure: `jax.grad(loss)(params)` gives one gradient per leaf
+#: of `params`, in the same lists, tuples and dicts.
+GRADIENT_OF_FIRST_ARGUMENT: frozenset[str] = frozenset({"jax.grad"})
 
 _AUX = "TypeError"
 #: Differentiating transforms, by qualified name.

@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
-from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, EVERY_ITEM, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
 
@@ -181,7 +181,9 @@ class _Evaluator(Flow):
                     # A helper's static argument keeps what the call passes (a list, a NumPy array).
                     v = given[p] if given is not None and p in given and given[p].static else STATIC
                 elif p == self_name and ctx.via is not ViaKind.DECORATOR:
-                    continue  # `self` is an object, not an array: its fields are unknown
+                    if given is None or p not in given:
+                        continue  # `self` is an object, not an array: its fields are unknown
+                    v = given[p]  # an object whose fields the call site knows
                 elif given is not None:
                     if p not in given:
                         if p in info.defaults:
@@ -266,6 +268,11 @@ class _Evaluator(Flow):
         model = self.model
         callee = model.resolve_function(node.func)
         shift = 0
+        klass = model.resolve_class(node.func) if callee is None else None
+        if klass is not None:
+            callee, shift = klass.methods.get("__init__"), 1  # `Kernel(MLP(...))` runs `__init__`
+            if callee is None:
+                return
         if callee is None:
             from jaxlint.engine.tracing import resolve_callable
 
@@ -303,6 +310,11 @@ class _Evaluator(Flow):
         d = info.defaults[p]
         if isinstance(d, _LITERALS) or (isinstance(d, cst.Name) and d.value in _CONSTANT_NAMES):
             return SCALAR
+        held = self.values.get(d)
+        if held is not None and held.shape is Shape.OBJECT and held.cls is not None:
+            # `generator=DEFAULT_GENERATOR`: the default is evaluated once, where the def
+            # runs, so a call leaving it out hands the function that very object.
+            return held
         return STATIC
 
     def traced_param(self, info: FunctionInfo, p: str, ctx: TraceContext) -> Value:
@@ -545,6 +557,8 @@ class _Evaluator(Flow):
                 return ("tuple", [self.iter_element(a, self.values.get(a, UNKNOWN)) for a in args])
             if q in ("builtins.reversed", "builtins.sorted", "builtins.list", "builtins.tuple") and args:
                 return self.iter_element(args[0], self.values.get(args[0], UNKNOWN))
+            if q in jax_api.NUMPY_ARRAY_SEQUENCES and not any(self.values.get(a, UNKNOWN).traced for a in args):
+                return NUMPY_ARRAY
             if isinstance(iter_node.func, cst.Attribute):
                 base = self.values.get(iter_node.func.value, UNKNOWN)
                 meth = iter_node.func.attr.value
@@ -699,6 +713,13 @@ class _Evaluator(Flow):
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)
         attr = node.attr.value
+        if base.shape is Shape.OBJECT and base.entry(attr) is not None:
+            return base.entry(attr)  # what `__init__` stored from its argument
+        if base.shape is Shape.OBJECT and base.cls is not None and not base.cls.pytree:
+            # `self.nn.param`: what every `self.param = ...` of the object's class stores.
+            held = self.held_attribute(self.model._class_attribute_targets(base.cls, attr), attr)
+            if held is not None:
+                return held
         if not base.traced and isinstance(node.value, cst.Name):
             held = self.instance_attribute(node)
             if held is not None:
@@ -732,10 +753,12 @@ class _Evaluator(Flow):
         class (and of its base classes and subclasses in this file) gives a value that
         is known and not traced: a list, a NumPy array, a Python number, a concrete
         array. None when the model does not know."""
-        targets = self.model.attribute_targets(node)
+        return self.held_attribute(self.model.attribute_targets(node), node.attr.value)
+
+    def held_attribute(self, targets: Optional[list], attr: str) -> Optional[Value]:
+        """The join of what every `self.<attr> = value` at `targets` stores, or None."""
         if not targets:
             return None
-        attr = node.attr.value
         if self.func is not None:
             self.attribute_readers.setdefault(attr, set()).add(self.func)
         values = [self.attribute_values.get(t) for t in targets]
@@ -780,14 +803,19 @@ class _Evaluator(Flow):
             if base.traced or any(v.traced for v in idx):
                 return TRACED_ARRAY
             return CONCRETE_ARRAY
+        if base.shape is Shape.OBJECT and base.cls is not None and len(idx) == 1 \
+                and isinstance(node.slice[0].slice, cst.Index):
+            self.item_call(node, base.cls, idx[0])
+            return UNKNOWN
         if base.shape is Shape.BOX:
             return TRACED_ARRAY if base.traced else UNKNOWN
         if base.shape is Shape.CONTAINER and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = _constant_key(node.slice[0].slice.value)
-            if key is not None:
-                found = base.entry(key)
-                if found is not None:
-                    return found
+            found = base.entry(key) if key is not None else None
+            if found is None and base.entries and (key is None or base.entry(EVERY_ITEM) is not None):
+                found = _leaf(base)  # whichever item the index picks, it is one of these
+            if found is not None:
+                return found
         if base.traced:
             if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
                 # x[:, 0], x[1:]: only arrays (and lists, for a plain slice) take these.
@@ -796,6 +824,16 @@ class _Evaluator(Flow):
         if base.static and all(v.static for v in idx):
             return STATIC
         return UNKNOWN
+
+    def item_call(self, node: cst.Subscript, klass, index: Value) -> None:
+        """`obj[i]` on an object of a class of this file runs `type(obj).__getitem__(obj, i)`:
+        from a traced function, a helper call handing it the index."""
+        method = klass.methods.get("__getitem__")
+        caller = self.func
+        if method is None or caller is None or not caller.traced or len(method.positional) != 2 \
+                or _is_classmethod(method) or _is_staticmethod(method):
+            return
+        self.add_context(method, node, ((method.positional[1], index),))
 
     def comparison(self, node: cst.Comparison) -> Value:
         vals = [self.expr(node.left)]
@@ -825,10 +863,11 @@ class _Evaluator(Flow):
             comp = comp.inner_for_in
         if isinstance(node, cst.DictComp):
             vals = [self.expr(node.key), self.expr(node.value)]
-        else:
-            vals = [self.expr(node.elt)]
+            self.env = saved
+            return container(vals)
+        elt = self.expr(node.elt)
         self.env = saved
-        return container(vals)
+        return container([elt], entries=((EVERY_ITEM, elt),))
 
     # -------------------------------------------------------------------- calls
     def call(self, node: cst.Call) -> Value:
@@ -886,12 +925,14 @@ class _Evaluator(Flow):
         klass = self.model.resolve_class(node.func)
         if klass is not None:
             self.helper_call(node, args)
+            if self.func is None or not self.func.traced:
+                self.record_site(node, args)
             if klass.box:
                 return TRACED_BOX if in_abstract else BOX
             if klass.pytree:
                 return container(args, cls=klass)
             # An object of a class of this file: calling it runs its `__call__`.
-            return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass)
+            return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass, entries=self.init_fields(klass, node, args))
         if isinstance(node.func, cst.Attribute):
             base = self.values.get(node.func.value, UNKNOWN)
             meth = node.func.attr.value
@@ -921,9 +962,38 @@ class _Evaluator(Flow):
             from jaxlint.engine.tracing import transform_for
 
             # `jax.value_and_grad(f)(x)` / `jax.vmap(f)(x)` inside a trace give traced values.
-            if transform_for(self.model, self.model.qualname(node.func.func)) is not None:
+            wrapper = self.model.qualname(node.func.func)
+            if wrapper in jax_api.GRADIENT_OF_FIRST_ARGUMENT and positional and len(node.func.args) == 1 \
+                    and node.func.args[0].keyword is None and not node.func.args[0].star:
+                return _traced_like(positional[0])
+            if transform_for(self.model, wrapper) is not None:
                 return TRACED
         return self.helper_call(node, args)
+
+    def init_fields(self, klass, node: cst.Call, args: list[Value]) -> Optional[tuple]:
+        """The attributes `Cls(...)` sets from its arguments: each `self.name = param` at the
+        top of `__init__`, where nothing else in the class (or outside it) sets `name`."""
+        init = klass.methods.get("__init__")
+        if init is None or not isinstance(init.node, cst.FunctionDef) or not init.positional:
+            return None
+        bound = _bind_arguments(init, node, args, 1)
+        if not bound:
+            return None
+        fields = []
+        for stmt in init.node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                    continue
+                target, value = small.targets[0].target, small.value
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == init.positional[0] and isinstance(value, cst.Name)
+                        and value.value in bound and len(init.scope.bindings.get(value.value, ())) == 1):
+                    continue
+                if self.model._class_attribute_targets(klass, target.attr.value) == [target]:
+                    fields.append((target.attr.value, bound[value.value]))
+        return tuple(fields) or None
 
     def returns_a_value(self, info: FunctionInfo) -> bool:
         """Whether the function has a `return x` (without one it gives None)."""
@@ -1046,12 +1116,16 @@ class _Evaluator(Flow):
             else:
                 callee = model.method_of_self(node.func)
                 shift = 1
+        bound: dict[str, Value] = {}
         if callee is None:
             callee, args = self.instance_call(node, args)
             shift = 1
+            owner = self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
+            if callee is not None and callee.positional and owner is not None \
+                    and owner.shape is Shape.OBJECT and owner.entries:
+                bound[callee.positional[0]] = owner  # `self` is the object, with the fields it holds
         if callee is None or callee is caller:
             return UNKNOWN
-        bound: dict[str, Value] = {}
         positional = callee.positional[shift:]
         i = 0
         for arg, v in args:
@@ -1287,6 +1361,18 @@ def _transformed_output(returns: Optional[Value]) -> Value:
     if returns.shape is Shape.UNKNOWN and returns.kind is not Kind.UNKNOWN:
         return TRACED  # a value the function computes: an array, or a pytree of them
     return UNKNOWN
+
+
+def _traced_like(v: Value) -> Value:
+    """A pytree of `v`'s structure whose leaves are tracers (a gradient with respect to `v`)."""
+    if v.entries:
+        return make(Kind.TRACED, v.shape, cls=v.cls,
+                    entries=tuple((k, _traced_like(e)) for k, e in v.entries))
+    if v.shape in (Shape.ARRAY, Shape.SCALAR):
+        return TRACED_ARRAY
+    if v.shape is Shape.CONTAINER:
+        return make(Kind.TRACED, Shape.CONTAINER, cls=v.cls)
+    return TRACED
 
 
 def _constant_key(expr: cst.BaseExpression):

@@ -101,6 +101,17 @@ class Value:
         return make(kind, shape, self.boolean and other.boolean, cls, entries)
 
 
+class _EveryItem:
+    """The key of a sequence's entry that stands for each of its items (a list built by a
+    comprehension): reading any position, or iterating, gives that value."""
+
+    def __repr__(self) -> str:
+        return "EVERY_ITEM"
+
+
+EVERY_ITEM = _EveryItem()
+
+
 def make(kind: Kind, shape: Shape = Shape.UNKNOWN, boolean: bool = False, cls=None,
          entries=None) -> Value:
     if cls is None and entries is None:

@@ -100,6 +100,8 @@ class StaleGlobalRead(Rule):
                 top = top.enclosing
             if not isinstance(top.node, cst.FunctionDef):
                 continue
+            if not self._is_load(node) and not isinstance(model.parent(node), cst.AugAssign):
+                continue  # `self.param = ...` stores: the trace reads no old value there
             attr = node.attr.value
             obj = node.value.value
             if top in static_self and model.class_of_self(node.value) is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.engine.values import Shape
-from jaxlint.jax_api import NUMPY_TRACER_SAFE
+from jaxlint.jax_api import NUMPY_TRACER_SAFE, SCIPY_NUMPY_ARGUMENTS
 from jaxlint.rules.base import TracedValueRule
 
 
@@ -19,6 +19,9 @@ class NumpyOnTracer(TracedValueRule):
         model = self.model
         for call in model.nodes(cst.Call):
             q = model.qualname(call.func)
+            if q in SCIPY_NUMPY_ARGUMENTS:
+                yield from self._scipy(call, q)
+                continue
             if q is None or not q.startswith("numpy.") or q in NUMPY_TRACER_SAFE:
                 continue
             if q.startswith(("numpy.random.", "numpy.testing.", "numpy.dtype")):
@@ -46,3 +49,18 @@ class NumpyOnTracer(TracedValueRule):
                 f"indexing the NumPy array `{self.source(sub.value)}` with traced value "
                 f"`{self.source(idx)}` raises TracerArrayConversionError {self.where(func)}: NumPy "
                 f"needs a concrete index; make it a JAX array (jnp.asarray(...)[i])"), func)
+
+    def _scipy(self, call: cst.Call, q: str):
+        position, keyword = SCIPY_NUMPY_ARGUMENTS[q]
+        if any(a.star for a in call.args):
+            return
+        positional = [a.value for a in call.args if a.keyword is None]
+        named = [a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword]
+        arg = named[0] if named else positional[position] if position < len(positional) else None
+        func = self.traced(arg, conversion="numpy") if arg is not None else None
+        if func is None:
+            return
+        yield self.report(call, (
+            f"`{self.source(call.func)}()` converts `{keyword}` with NumPy, and `{self.source(arg)}` is "
+            f"traced: TracerArrayConversionError {self.where(func)}; SciPy needs concrete data, so "
+            f"call it outside the traced function (or use a JAX solver)"), func)
