@@ -177,6 +177,8 @@ class _KeyFlow(Flow):
         self._meetings: dict = {}
         # Uses inside a lambda that runs where it is made, as uses of its enclosing function.
         self.applied_lambda_uses: list[KeyUse] = []
+        # Functions of this file -> the key parameters they draw from (`_consuming_helpers`).
+        self.consumers: dict[FunctionInfo, tuple] = {}
 
     # ---------------------------------------------------------------- collect
     def collect(self) -> None:
@@ -198,6 +200,7 @@ class _KeyFlow(Flow):
             if found == consumers:
                 break
             consumers = found
+        self.consumers = consumers
 
     def _consuming_helpers(self) -> dict:
         """Functions -> the (parameter, dict key or None, event) of each parameter that

@@ -15,7 +15,8 @@ from jaxlint.engine.callees import _function_with_param, argument_for, called_fu
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.keyflow import (
-    _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument, _unwrapped,
+    _COMPREHENSIONS, KeyEvent, KeyFinding, KeyUse, _comprehension_targets, _key_argument, _through_partial,
+    _unwrapped,
 )
 from jaxlint.engine.model import FileModel, walk
 from jaxlint.engine.scopes import target_names
@@ -35,7 +36,7 @@ def stored_key_findings(flow) -> list[KeyFinding]:
     the function however the file shows: by name, a method through `self` or an object of
     known class, a transform applied where it is called, a factory's returned function."""
     model = flow.model
-    drawers = _same_numbers_functions(model, _default_key_draws(flow))
+    drawers = _same_numbers_functions(model, _default_key_draws(flow), flow.consumers)
     if not drawers:
         return []
     out = []
@@ -168,12 +169,13 @@ def _mixed_in(model: FileModel, draw: KeyUse) -> bool:
     return False
 
 
-def _same_numbers_functions(model: FileModel, defaults: Optional[dict] = None) -> dict:
+def _same_numbers_functions(model: FileModel, defaults: Optional[dict] = None,
+                            consumers: Optional[dict] = None) -> dict:
     """Functions -> the draw (or split) that gives the same numbers on each of their calls,
     made directly or through a call of such a function (not from `__init__`, which runs
     once per object). A draw from a key parameter's default counts through the calls
     that leave that parameter out."""
-    out = _stored_key_methods(model)
+    out = _stored_key_methods(model, consumers or {})
     out.update({f: d for f, d in _fixed_seed_draws(model).items() if f not in out})
     out.update({f: d for f, d in (defaults or {}).items() if f not in out})
     if not out:
@@ -392,9 +394,11 @@ def _outside_seed(model: FileModel, func: FunctionInfo, seed: cst.BaseExpression
     return True  # a parameter of an enclosing function: fixed for the closure's life
 
 
-def _stored_key_methods(model: FileModel) -> dict:
-    """Methods -> the draw (or split) from `self.<attr>` they make, directly or through
-    `self.other(...)`, where no code but `__init__` assigns `<attr>`."""
+def _stored_key_methods(model: FileModel, consumers: dict) -> dict:
+    """Methods -> the draw (or split) from `self.<attr>` they make, directly, through
+    `self.other(...)`, or through a function of the file that draws from the key passed
+    to it (`sample(self.rng, logits)`, jitted or not), where no code but `__init__`
+    assigns `<attr>`."""
     refreshed = set()
     for node in model.nodes(cst.Assign, cst.AugAssign, cst.AnnAssign):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -406,17 +410,37 @@ def _stored_key_methods(model: FileModel) -> dict:
                     refreshed.add(el.attr.value)
     out: dict = {}
     for call in model.nodes(cst.Call):
-        q = model.qualname(call.func)
-        if q not in RANDOM_SAMPLERS and q not in RANDOM_SPLITTERS:
-            continue
-        arg = _key_argument(call)
         func = model.function_of(call)
-        if not isinstance(arg, cst.Attribute) or not isinstance(arg.value, cst.Name) or func is None \
-                or func.klass is None or func.is_lambda or func.name == "__init__" \
-                or not func.positional or arg.value.value != func.positional[0] \
-                or arg.attr.value in refreshed or func in out:
+        if func is None or func.klass is None or func.is_lambda or func.name == "__init__" \
+                or not func.positional or func in out:
             continue
-        key = model.module.code_for_node(arg)
-        kind = KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT
-        out[func] = KeyUse(call, key, key, kind, q, func, model.order[call])
+        q = model.qualname(call.func)
+        if q in RANDOM_SAMPLERS or q in RANDOM_SPLITTERS:
+            drawn = [(_key_argument(call), KeyEvent.SAMPLE if q in RANDOM_SAMPLERS else KeyEvent.SPLIT)]
+        elif consumers and any(_stored_key(a.value, func, refreshed) for a in call.args):
+            drawn, q = _passed_keys(model, call, consumers)
+        else:
+            continue
+        for arg, kind in drawn:
+            if _stored_key(arg, func, refreshed):
+                key = model.module.code_for_node(arg)
+                out[func] = KeyUse(call, key, key, kind, q, func, model.order[call])
+                break
     return out
+
+
+def _stored_key(arg, func: FunctionInfo, refreshed: set) -> bool:
+    """`arg` is `self.<attr>` of `func`'s object, and only `__init__` assigns `<attr>`."""
+    return isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name) \
+        and arg.value.value == func.positional[0] and arg.attr.value not in refreshed
+
+
+def _passed_keys(model: FileModel, call: cst.Call, consumers: dict) -> tuple:
+    """([(argument, event)] for each key parameter of the function `call` runs that the
+    function draws from or splits, and its name)."""
+    helper = called_function(model, call)
+    if helper not in consumers or _through_partial(model, call.func):
+        return [], None
+    shift = _shift(call, helper)
+    return [(argument_for(call, helper, param, shift), kind)
+            for param, sub, kind in consumers[helper] if sub is None], helper.name

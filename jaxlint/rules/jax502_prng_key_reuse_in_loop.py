@@ -151,8 +151,12 @@ class PrngKeyReuseInLoop(Rule):
             why = f"only `__init__` sets `{draw.key}`"
             fix = (f"pass a new key to each call (split one in the loop), or split the stored key "
                    f"and assign the new one back to `{draw.key}`")
-        drawn = (f"`{draw.qualname}({draw.key}, ...)`" if draw.qualname in RANDOM_SAMPLERS | RANDOM_SPLITTERS
-                 else f"`{draw.qualname}(..., rngs=...)` with `{draw.key}`")
+        if draw.qualname in RANDOM_SAMPLERS | RANDOM_SPLITTERS:
+            drawn = f"`{draw.qualname}({draw.key}, ...)`"
+        elif any(a.keyword is not None and a.keyword.value == "rngs" for a in draw.call.args):
+            drawn = f"`{draw.qualname}(..., rngs=...)` with `{draw.key}`"
+        else:  # a function of the file that draws from the key it is given
+            drawn = f"`{self.source(draw.call.func)}(...)`, given `{draw.key}`,"
         msg = (f"{drawn} {action} on every call: {why}, and "
                f"`{call.qualname}(...)` runs on every iteration of the {loop} on line "
                f"{self.model.line_of(call.call)}; {fix}")
