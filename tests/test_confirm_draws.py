@@ -24,11 +24,13 @@ def line_of(text: str) -> int:
     return next(i for i, line in enumerate(LINES, 1) if text in line)
 
 
-def reuse(marker: str, function=None, previous=None, code="JAX501") -> Finding:
+def reuse(marker: str, function=None, previous=None, code="JAX501", draw=None) -> Finding:
     line = line_of(marker)
     confirm = {"kind": "prng"}
     if previous is not None:
         confirm["previous_line"] = line_of(previous)
+    if draw is not None:
+        confirm["draw_line"] = line_of(draw)
     fline = line_of(f"def {function.rsplit('.', 1)[-1]}(") if function else None
     return Finding(path=P, line=line, col=1, end_line=line, end_col=1, code=code, message="",
                    function=function, function_line=fline, confirm=confirm)
@@ -45,6 +47,10 @@ CASES = {
     "times-zero": reuse("DECOY times zero", previous="population = jax.random.uniform",
                         code="JAX503"),
     "printed": reuse("REAL printed", previous="kept_a = jax.random.normal"),
+    "default-key": reuse("REAL default key", "noisy_mean", code="JAX502",
+                         draw="the draw the default key makes"),
+    "default-left-out": reuse("DECOY default left out", "Pairs.fresh_pair",
+                              previous="the first draw from the key no call passes"),
 }
 
 
@@ -109,3 +115,19 @@ def test_a_loop_draw_the_run_made_once_is_not_called_not_reproduced(got):
     # once, so nothing shows whether the iterations share it; never "not reproduced".
     v = got["hoisted"]
     assert v["verdict"] != "not reproduced", v
+
+
+def test_a_default_key_every_call_leaves_out_draws_the_same_each_pass(got):
+    # Flagged on the `def` line, drawn on the next: each pass's mean is printed, and the
+    # printed means are made from the same numbers.
+    v = got["default-key"]
+    assert v["verdict"] == "confirmed", v
+    assert "each pass's numbers read at line" in v["evidence"], v
+
+
+def test_a_default_no_call_passes_keeps_its_default(got):
+    # No call passes `key`: the program never reaches the two draws from it. A key made up
+    # for it (as the recipe once did) would draw twice there and "confirm" the reuse.
+    v = got["default-left-out"]
+    assert v["verdict"] != "confirmed", v
+    assert "key left to its default" in v["shapes"] + v["evidence"], v

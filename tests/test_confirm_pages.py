@@ -45,8 +45,6 @@ NOT_CONFIRMED = {
     ("JAX402", 6, 10): "no module-level code calls activations: nothing the program does shows it",
     ("JAX502", 6, 10): "the draw runs under jit from a closed-over key: confirm calls the nested loss "
                        "without jit once, and one call shows no repeat",
-    ("JAX502", 9, 9): "the repeat is the parameter default: confirm synthesizes `rkey` (a float array) "
-                      "instead of leaving it out as every call site does, and the draw raises",
     ("JAX502", 11, 11): "the draw runs in a lax.scan body, traced once: confirm sees one draw per trace",
     ("JAX402", 11, 18): "the wrap runs on one pass in ten (11 compiles in 100 calls): the compile-count "
                         "recipe confirms only when most calls compile",

@@ -44,7 +44,7 @@ class DrawEvidence(Evidence):
     values: str = ""
 
 
-def _meeting(d: dict, other: dict, result) -> Optional[str]:
+def _meeting(d: dict, other: dict, result, loop: bool = False) -> Optional[str]:
     """Where both draws' numbers reach one result the program uses, or None.
 
     Identical numbers are harmless where they never meet: a draw multiplied by 0, a timing
@@ -60,6 +60,12 @@ def _meeting(d: dict, other: dict, result) -> Optional[str]:
         return (f"met at line {met[0]}, " if met else "") + f"read together at line {read[0]}"
     if result is not None and FLOW.together(result, a, b):
         return "both in the function's result"
+    if loop:
+        # One site drawing again: the program reading each pass's numbers at the same
+        # statement (a print per iteration) shows its own output repeating.
+        read = FLOW.read_each_at(a, b)
+        if read:
+            return f"each pass's numbers read at line {read[0]}"
     return None
 
 
@@ -95,6 +101,8 @@ def confirm(job: Job) -> Verdict:
     draws = [d for d in state["import_draws"]]
     how, shapes, result = "at import", "", None
     flagged = set(range(job.line, job.end_line + 1))
+    if isinstance(job.confirm.get("draw_line"), int):
+        flagged.add(job.confirm["draw_line"])  # a key defaulted on the `def` line draws here
     previous = job.confirm.get("previous_line")
     previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
     # The line drawing again (a loop): one draw of a compiled computation compares nothing, as
@@ -111,7 +119,7 @@ def confirm(job: Job) -> Verdict:
         in a function whose result the program's own call dropped. Calling the function
         shows what it returns."""
         pairs = list(_pairs(job, ds, previous, flagged))
-        return bool(pairs) and all(_meeting(d, o, None) is None for d, o, _ in pairs)
+        return bool(pairs) and all(_meeting(d, o, None, again) is None for d, o, _ in pairs)
 
     if (lone_traced(draws) or unmet(draws)
             or not any(flagged & set(_lines(d)) for d in draws)) and job.f.get("function"):
@@ -157,7 +165,7 @@ def confirm(job: Job) -> Verdict:
         what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
         drawn = f"{other['fn']} at {_where(other)} -> {shown[0]}{what}; " \
                 f"{d['fn']} at {_where(d)} -> {shown[1]}{what} (same key {d['key']}; drawn {how})"
-        meeting = _meeting(d, other, result)
+        meeting = _meeting(d, other, result, first == second)
         if meeting is None:
             unmet = unmet or (where, d, other, drawn)
             continue
