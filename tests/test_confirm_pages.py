@@ -50,8 +50,6 @@ NOT_CONFIRMED = {
                         "recipe confirms only when most calls compile",
     ("JAX702", 3, 7): "the 64-bit request is made to NumPy, which keeps float64 at line 7; the float32 "
                       "result appears where the array reaches JAX, a line the numerics recipe does not watch",
-    ("JAX702", 3, 18): "a clock reading passed to a jitted function: the numerics recipe looks for a "
-                       "64-bit dtype named on the line and finds none (could not run)",
     ("JAX502", 12, 6): "the draws come from a generator: confirm cannot call it and step it as the program does",
 }
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.
