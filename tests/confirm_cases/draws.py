@@ -81,22 +81,3 @@ kept_a = jax.random.normal(meet_key, (3,))
 kept_b = jax.random.normal(meet_key, (3,))  # REAL printed: the same numbers, added and shown
 print(kept_a + kept_b)
 
-
-def noisy_mean(mu, rkey=jax.random.key(9)):  # REAL default key: built once, when the def ran
-    return mu + jax.random.normal(rkey, (4,)).mean()  # the draw the default key makes
-
-
-for _ in range(2):
-    print(noisy_mean(1.0))  # the same mean twice
-
-
-class Pairs:
-    def fresh_pair(self, key=None):
-        if key is None:
-            return jax.random.normal(jax.random.key(10), (3,)) + jax.random.normal(jax.random.key(11), (3,))
-        a = jax.random.normal(key, (3,))  # the first draw from the key no call passes
-        b = jax.random.normal(key, (3,))  # DECOY default left out: no call passes `key`
-        return a + b
-
-
-print(Pairs().fresh_pair())  # a method call: not replayed, so the recipe builds the arguments

@@ -81,7 +81,10 @@ def _pairs(job: Job, draws: list, previous: Optional[int], flagged: set):
                 if previous not in _lines(other) or flagged & set(_lines(other)) or \
                         previous in _lines(d):
                     continue
-            elif not (flagged & {d["line"]} and flagged & {other["line"]}):
+            elif not (flagged & {d["line"]} and flagged & {other["line"]}) and not (
+                    # A helper the flagged line calls, drawing at one line on two calls (two
+                    # draws at two lines may be one call's own reuse, not the flagged line's).
+                    d["line"] == other["line"] and flagged & set(_lines(other))):
                 continue
             same_fn = d["fn"] == other["fn"]
             # Two statements that shuffle different data in the same order (a permutation's
@@ -121,6 +124,7 @@ def confirm(job: Job) -> Verdict:
         pairs = list(_pairs(job, ds, previous, flagged))
         return bool(pairs) and all(_meeting(d, o, None, again) is None for d, o, _ in pairs)
 
+    ran = draws
     if (lone_traced(draws) or unmet(draws)
             or not any(flagged & set(_lines(d)) for d in draws)) and job.f.get("function"):
         entry = job.entry()
@@ -141,7 +145,12 @@ def confirm(job: Job) -> Verdict:
                 FLOW.enabled = False
             draws, shapes, last = state["draws"][start:], a.shapes, None
             break
-        if last is not None:
+        if any(flagged & set(_lines(d)) for d in ran) and (
+                last is not None or not any(flagged & set(_lines(d)) for d in draws)):
+            # The call raised, or drew nothing there (a generator, stepped only by the
+            # program's `next`): the import's draws are what the program did.
+            draws, how, shapes, result = ran, "at import", "", None
+        elif last is not None:
             return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
                            f"{first_line(last[0])} (with {last[1]})", last[1])
     here = [d for d in draws if flagged & set(_lines(d))]
