@@ -148,15 +148,6 @@ class Flow:
                 return lines
         return None
 
-    def read_each_at(self, a: int, b: int) -> Optional[list[int]]:
-        """The target lines where the program read a value made from `a` and, on another
-        pass, one made from `b` (the same statement, the same stack), or None."""
-        first = {tuple(lines) for labels, lines, _ in self.reads if a in labels and b not in labels}
-        for labels, lines, _ in self.reads:
-            if b in labels and a not in labels and tuple(lines) in first:
-                return lines
-        return None
-
     def met_at(self, a: int, b: int) -> Optional[list[int]]:
         for labels, lines in self.met.items():
             if a in labels and b in labels:

@@ -44,7 +44,7 @@ class DrawEvidence(Evidence):
     values: str = ""
 
 
-def _meeting(d: dict, other: dict, result, loop: bool = False) -> Optional[str]:
+def _meeting(d: dict, other: dict, result) -> Optional[str]:
     """Where both draws' numbers reach one result the program uses, or None.
 
     Identical numbers are harmless where they never meet: a draw multiplied by 0, a timing
@@ -60,12 +60,6 @@ def _meeting(d: dict, other: dict, result, loop: bool = False) -> Optional[str]:
         return (f"met at line {met[0]}, " if met else "") + f"read together at line {read[0]}"
     if result is not None and FLOW.together(result, a, b):
         return "both in the function's result"
-    if loop:
-        # One site drawing again: the program reading each pass's numbers at the same
-        # statement (a print per iteration) shows its own output repeating.
-        read = FLOW.read_each_at(a, b)
-        if read:
-            return f"each pass's numbers read at line {read[0]}"
     return None
 
 
@@ -122,7 +116,7 @@ def confirm(job: Job) -> Verdict:
         in a function whose result the program's own call dropped. Calling the function
         shows what it returns."""
         pairs = list(_pairs(job, ds, previous, flagged))
-        return bool(pairs) and all(_meeting(d, o, None, again) is None for d, o, _ in pairs)
+        return bool(pairs) and all(_meeting(d, o, None) is None for d, o, _ in pairs)
 
     ran = draws
     if (lone_traced(draws) or unmet(draws)
@@ -153,6 +147,10 @@ def confirm(job: Job) -> Verdict:
         elif last is not None:
             return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
                            f"{first_line(last[0])} (with {last[1]})", last[1])
+        elif unmet(ran) and not any(_meeting(d, o, result) for d, o, _ in
+                                    _pairs(job, draws, previous, flagged)):
+            # The call showed no meeting either: the import's same-key draws are the evidence.
+            draws, how, shapes, result = ran, "at import", "", None
     here = [d for d in draws if flagged & set(_lines(d))]
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",
@@ -174,7 +172,7 @@ def confirm(job: Job) -> Verdict:
         what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
         drawn = f"{other['fn']} at {_where(other)} -> {shown[0]}{what}; " \
                 f"{d['fn']} at {_where(d)} -> {shown[1]}{what} (same key {d['key']}; drawn {how})"
-        meeting = _meeting(d, other, result, first == second)
+        meeting = _meeting(d, other, result)
         if meeting is None:
             unmet = unmet or (where, d, other, drawn)
             continue
