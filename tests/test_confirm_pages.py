@@ -43,8 +43,9 @@ NOT_CONFIRMED = {
                        "another recipe's synthesized calls had made, before the import was kept apart)",
     ("JAX402", 5, 38): "no module-level code calls reassemble (same as outer_step above)",
     ("JAX402", 6, 10): "no module-level code calls activations: nothing the program does shows it",
-    ("JAX502", 6, 10): "the draw runs under jit from a closed-over key: confirm calls the nested loss "
-                       "without jit once, and one call shows no repeat",
+    ("JAX502", 6, 10): "the program's three jitted calls draw the same mask (seen as they run), but "
+                       "numbers drawn inside a compiled call are not followed, and the example reads "
+                       "none of its steps",
     ("JAX402", 11, 18): "the wrap runs on one pass in ten (11 compiles in 100 calls): the compile-count "
                         "recipe confirms only when most calls compile",
     ("JAX702", 3, 7): "the 64-bit request is made to NumPy, which keeps float64 at line 7; the float32 "
