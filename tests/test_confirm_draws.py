@@ -17,20 +17,22 @@ from jaxlint.finding import Finding
 pytest.importorskip("jax")
 
 P = str(Path(__file__).parent / "confirm_cases" / "draws.py")
-LINES = Path(P).read_text().splitlines()
+MORE = str(Path(__file__).parent / "confirm_cases" / "draws_more.py")
 
 
-def line_of(text: str) -> int:
-    return next(i for i, line in enumerate(LINES, 1) if text in line)
+def line_of(text: str, path: str = P) -> int:
+    return next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if text in line)
 
 
-def reuse(marker: str, function=None, previous=None, code="JAX501") -> Finding:
-    line = line_of(marker)
+def reuse(marker: str, function=None, previous=None, code="JAX501", draw=None, path=P) -> Finding:
+    line = line_of(marker, path)
     confirm = {"kind": "prng"}
     if previous is not None:
-        confirm["previous_line"] = line_of(previous)
-    fline = line_of(f"def {function.rsplit('.', 1)[-1]}(") if function else None
-    return Finding(path=P, line=line, col=1, end_line=line, end_col=1, code=code, message="",
+        confirm["previous_line"] = line_of(previous, path)
+    if draw is not None:
+        confirm["draw_line"] = line_of(draw, path)
+    fline = line_of(f"def {function.rsplit('.', 1)[-1]}(", path) if function else None
+    return Finding(path=path, line=line, col=1, end_line=line, end_col=1, code=code, message="",
                    function=function, function_line=fline, confirm=confirm)
 
 
@@ -45,6 +47,13 @@ CASES = {
     "times-zero": reuse("DECOY times zero", previous="population = jax.random.uniform",
                         code="JAX503"),
     "printed": reuse("REAL printed", previous="kept_a = jax.random.normal"),
+    "default-key": reuse("REAL default key", "noisy_mean", code="JAX502",
+                         draw="the draw the default key makes", path=MORE),
+    "default-left-out": reuse("DECOY default left out", "Pairs.fresh_pair",
+                              previous="the first draw from the key no call passes", path=MORE),
+    "scan-helper": reuse("REAL scan helper", "walk.<locals>.step", code="JAX502", path=MORE),
+    "scan-split": reuse("DECOY scan helper", "walk_split.<locals>.split_step", code="JAX502", path=MORE),
+    "generator": reuse("DECOY generator", "stream", code="JAX502", path=MORE),
 }
 
 
@@ -109,3 +118,40 @@ def test_a_loop_draw_the_run_made_once_is_not_called_not_reproduced(got):
     # once, so nothing shows whether the iterations share it; never "not reproduced".
     v = got["hoisted"]
     assert v["verdict"] != "not reproduced", v
+
+
+def test_a_default_key_every_call_leaves_out_draws_the_same_each_pass(got):
+    # Flagged on the `def` line, drawn on the next: each call draws the same numbers (the
+    # default kept), but each mean is printed on its own, as an evaluation key reused each
+    # epoch on purpose would be: no one value holds both, so not reproduced.
+    v = got["default-key"]
+    assert v["verdict"] == "not reproduced", v
+    draw = line_of("the draw the default key makes", MORE)
+    assert f"normal at line {draw} (called from line" in v["evidence"], v
+    assert "drawn at import" in v["evidence"], v
+
+
+def test_a_default_no_call_passes_keeps_its_default(got):
+    # No call passes `key`: the program never reaches the two draws from it. A key made up
+    # for it (as the recipe once did) would draw twice there and "confirm" the reuse.
+    v = got["default-left-out"]
+    assert v["verdict"] != "confirmed", v
+    assert "key left to its default" in v["shapes"] + v["evidence"], v
+
+
+def test_a_helper_drawing_from_a_scan_bodys_closed_over_key(got):
+    # Each step calls the helper at the flagged line; the helper draws at one line, the same
+    # numbers each step, and they all reach walk's result.
+    v = got["scan-helper"]
+    assert v["verdict"] == "confirmed", v
+    helper, flagged = line_of("return x + 0.1 * jax.random.normal", MORE), line_of("REAL scan helper", MORE)
+    assert f"normal at line {helper} (called from line {flagged})" in v["evidence"], v
+    assert got["scan-split"]["verdict"] != "confirmed", got["scan-split"]
+
+
+def test_a_generator_the_program_stepped_is_judged_on_its_own_draws(got):
+    # Calling `stream` makes a generator and draws nothing: the program's two `next` calls
+    # drew the same numbers, never read, so not reproduced (not "could not run").
+    v = got["generator"]
+    assert v["verdict"] == "not reproduced", v
+    assert "drawn at import" in v["evidence"], v

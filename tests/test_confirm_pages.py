@@ -43,18 +43,18 @@ NOT_CONFIRMED = {
                        "another recipe's synthesized calls had made, before the import was kept apart)",
     ("JAX402", 5, 38): "no module-level code calls reassemble (same as outer_step above)",
     ("JAX402", 6, 10): "no module-level code calls activations: nothing the program does shows it",
-    ("JAX502", 6, 10): "the draw runs under jit from a closed-over key: confirm calls the nested loss "
-                       "without jit once, and one call shows no repeat",
-    ("JAX502", 9, 9): "the repeat is the parameter default: confirm synthesizes `rkey` (a float array) "
-                      "instead of leaving it out as every call site does, and the draw raises",
-    ("JAX502", 11, 11): "the draw runs in a lax.scan body, traced once: confirm sees one draw per trace",
+    ("JAX502", 6, 10): "the program's three jitted calls draw the same mask (seen as they run), but "
+                       "numbers drawn inside a compiled call are not followed, and the example reads "
+                       "none of its steps",
     ("JAX402", 11, 18): "the wrap runs on one pass in ten (11 compiles in 100 calls): the compile-count "
                         "recipe confirms only when most calls compile",
     ("JAX702", 3, 7): "the 64-bit request is made to NumPy, which keeps float64 at line 7; the float32 "
                       "result appears where the array reaches JAX, a line the numerics recipe does not watch",
-    ("JAX702", 3, 18): "a clock reading passed to a jitted function: the numerics recipe looks for a "
-                       "64-bit dtype named on the line and finds none (could not run)",
-    ("JAX502", 12, 6): "the draws come from a generator: confirm cannot call it and step it as the program does",
+    ("JAX502", 9, 9): "the default key draws the same numbers on each call (seen, with the default "
+                      "kept), but each call's mean is printed on its own: the draws meet in no one "
+                      "value, as in the Use-instead blocks' evaluation keys reused each epoch",
+    ("JAX502", 12, 6): "the generator's two batches are the same numbers, but the example never reads "
+                       "them (not reproduced, from the program's own two `next` calls)",
 }
 # Timings depend on the machine: confirmed or not reproduced, never could-not-run.
 TIMED = {("JAX601", 1, 16), ("JAX601", 1, 17)}

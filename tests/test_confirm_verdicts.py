@@ -22,6 +22,7 @@ S = str(CASES / "staged.py")
 X64 = str(CASES / "x64_program.py")
 G = str(CASES / "removed_guarded.py")
 K = str(CASES / "kernel_refs.py")
+C = str(CASES / "clock.py")
 TBCE = "TracerBoolConversionError"
 
 
@@ -85,6 +86,11 @@ CASES_BY_NAME = {
     "noqa-other-tool": (made(S, "DECOY noqa", None, "JAX100"), "not reproduced", "noqa"),
     "index-in-bounds": (made(S, "DECOY index", None, "JAX703"), "not reproduced", "numerics"),
     "x64-enabled": (made(X64, "DECOY x64", None, "JAX702"), "not reproduced", "numerics"),
+    # The program's own jitted call, its own floats: the float32 result is what the call returned.
+    "clock-real": (made(C, "REAL clock", None, "JAX702", clock="time.time", callee="since"),
+                   "confirmed", "numerics"),
+    "clock-since-start": (made(C, "DECOY clock", None, "JAX702", clock="time.time", callee="since"),
+                          "not reproduced", "numerics"),
 }
 
 

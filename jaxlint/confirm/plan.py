@@ -161,6 +161,7 @@ class _Planner:
             params.append(p)
         return {"qualname": info.qualname, "line": self.line(info.node),
                 "is_method": info.is_method, "params": params, "calls": self.call_sites(info),
+                "passed": self.passed_params(info),
                 "jitted": any("jit" in c.transforms and c.via in ("decorator", "wrapper")
                               for c in info.contexts.values()),
                 **_how_traced(info)}
@@ -300,10 +301,8 @@ class _Planner:
                     out |= _bare_names(a.value) & names
         return out
 
-    def call_site_args(self, info: FunctionInfo) -> dict[str, list[dict[str, Any]]]:
-        """Literal arguments at same-module call sites, by parameter name."""
-        out: dict[str, list[dict[str, Any]]] = {}
-        params = info.positional[1:] if info.is_method else info.positional
+    def _calls_of(self, info: FunctionInfo):
+        """The same-module calls of the function: by its name, or a method by its attribute."""
         for call in self.model.nodes(cst.Call):
             target = None
             if isinstance(call.func, cst.Name):
@@ -313,8 +312,35 @@ class _Planner:
             elif isinstance(call.func, cst.Attribute) and info.is_method \
                     and call.func.attr.value == info.name:
                 target = info
-            if target is not info:
-                continue
+            if target is info:
+                yield call
+
+    def passed_params(self, info: FunctionInfo) -> Optional[list[str]]:
+        """The parameters some same-module call passes, or None when no call is seen or one
+        passes `*args` / `**kwargs` (any parameter may be among them)."""
+        params = info.positional[1:] if info.is_method else info.positional
+        passed: set[str] = set()
+        seen = False
+        for call in self._calls_of(info):
+            if self.model.function_of(call) is info:
+                continue  # a recursive call passes what its caller passed
+            seen = True
+            pos = 0
+            for a in call.args:
+                if a.star:
+                    return None
+                if a.keyword is not None:
+                    passed.add(a.keyword.value)
+                elif pos < len(params):
+                    passed.add(params[pos])
+                    pos += 1
+        return sorted(passed) if seen else None
+
+    def call_site_args(self, info: FunctionInfo) -> dict[str, list[dict[str, Any]]]:
+        """Literal arguments at same-module call sites, by parameter name."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        params = info.positional[1:] if info.is_method else info.positional
+        for call in self._calls_of(info):
             pos = 0
             for a in call.args:
                 if a.star:

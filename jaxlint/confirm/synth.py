@@ -133,6 +133,15 @@ def build(fplan: dict, sig: inspect.Signature, step: int, concrete: bool,
         untraced = fplan.get("abstract") and fplan.get("traced") is not None \
             and par.name not in fplan["traced"] and not _array_site(site)
         is_static = par.name in static_names or p.get("static") or untraced
+        passed = fplan.get("passed")
+        if par.default is not inspect.Parameter.empty and passed is not None \
+                and par.name not in passed:
+            # Every call the module makes leaves it out: the program runs with its default
+            # (a key built once when the `def` ran, a flag), so any other value is staged.
+            if is_static:
+                out.static.add(par.name)
+            out.desc.append(f"{par.name} left to its default (no call passes it)")
+            continue
         if is_static:
             if par.default is not inspect.Parameter.empty and "value" not in site:
                 out.static.add(par.name)

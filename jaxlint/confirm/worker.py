@@ -184,9 +184,9 @@ def draw_sites(findings: list[dict]) -> dict[int, int]:
         if not (str(f.get("code")).startswith("JAX50") or confirm.get("kind") == "prng"):
             continue
         lines = set(range(f["line"], max(f.get("end_line") or f["line"], f["line"]) + 1))
-        previous = confirm.get("previous_line")
-        if isinstance(previous, int) or str(previous).isdigit():
-            lines.add(int(previous))
+        for other in (confirm.get("previous_line"), confirm.get("draw_line")):
+            if isinstance(other, int) or str(other).isdigit():
+                lines.add(int(other))
         sites.update((n, 0) for n in lines)
     return sites
 

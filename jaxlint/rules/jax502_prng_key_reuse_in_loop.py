@@ -133,7 +133,8 @@ class PrngKeyReuseInLoop(Rule):
             msg = (f"`{draw.qualname}({draw.key}, ...)` {action} on every call that leaves "
                    f"`{draw.default_of}` out: {why}, and `{call.qualname}(...)` leaves it out on every "
                    f"iteration of the {loop} on line {self.model.line_of(call.call)}; {fix}")
-            return self.report(draw.seed, msg, draw.function, key=draw.key, loop=loop)
+            return self.report(draw.seed, msg, draw.function, key=draw.key, loop=loop,
+                               draw_line=self.model.line_of(draw.call))
         if draw.unread_key is not None:
             why = (f"`{draw.function.name}` builds it from the literal seed on each call and never "
                    f"reads the key `{draw.unread_key}` its callers pass")

@@ -167,7 +167,8 @@ class Float64WithoutX64(Rule):
                     f"`{self.source(given)}` is `{clock}()` (since 1970) passed to jitted "
                     f"`{callee.name}`, but x64 is off: {what}; pass the time since a start "
                     f"(`{clock}() - t0`) or enable x64 with "
-                    f"`jax.config.update(\"jax_enable_x64\", True)` at startup"))
+                    f"`jax.config.update(\"jax_enable_x64\", True)` at startup"),
+                    clock=clock, callee=callee.name)
                 break
 
     def _clock_reading(self, expr: cst.BaseExpression) -> Optional[str]:

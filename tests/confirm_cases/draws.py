@@ -80,3 +80,4 @@ meet_key = jax.random.key(8)
 kept_a = jax.random.normal(meet_key, (3,))
 kept_b = jax.random.normal(meet_key, (3,))  # REAL printed: the same numbers, added and shown
 print(kept_a + kept_b)
+

@@ -75,7 +75,10 @@ def _pairs(job: Job, draws: list, previous: Optional[int], flagged: set):
                 if previous not in _lines(other) or flagged & set(_lines(other)) or \
                         previous in _lines(d):
                     continue
-            elif not (flagged & {d["line"]} and flagged & {other["line"]}):
+            elif not (flagged & {d["line"]} and flagged & {other["line"]}) and not (
+                    # A helper the flagged line calls, drawing at one line on two calls (two
+                    # draws at two lines may be one call's own reuse, not the flagged line's).
+                    d["line"] == other["line"] and flagged & set(_lines(other))):
                 continue
             same_fn = d["fn"] == other["fn"]
             # Two statements that shuffle different data in the same order (a permutation's
@@ -95,6 +98,8 @@ def confirm(job: Job) -> Verdict:
     draws = [d for d in state["import_draws"]]
     how, shapes, result = "at import", "", None
     flagged = set(range(job.line, job.end_line + 1))
+    if isinstance(job.confirm.get("draw_line"), int):
+        flagged.add(job.confirm["draw_line"])  # a key defaulted on the `def` line draws here
     previous = job.confirm.get("previous_line")
     previous = int(previous) if isinstance(previous, int) or str(previous).isdigit() else None
     # The line drawing again (a loop): one draw of a compiled computation compares nothing, as
@@ -113,6 +118,7 @@ def confirm(job: Job) -> Verdict:
         pairs = list(_pairs(job, ds, previous, flagged))
         return bool(pairs) and all(_meeting(d, o, None) is None for d, o, _ in pairs)
 
+    ran = draws
     if (lone_traced(draws) or unmet(draws)
             or not any(flagged & set(_lines(d)) for d in draws)) and job.f.get("function"):
         entry = job.entry()
@@ -133,9 +139,18 @@ def confirm(job: Job) -> Verdict:
                 FLOW.enabled = False
             draws, shapes, last = state["draws"][start:], a.shapes, None
             break
-        if last is not None:
+        if any(flagged & set(_lines(d)) for d in ran) and (
+                last is not None or not any(flagged & set(_lines(d)) for d in draws)):
+            # The call raised, or drew nothing there (a generator, stepped only by the
+            # program's `next`): the import's draws are what the program did.
+            draws, how, shapes, result = ran, "at import", "", None
+        elif last is not None:
             return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
                            f"{first_line(last[0])} (with {last[1]})", last[1])
+        elif unmet(ran) and not any(_meeting(d, o, result) for d, o, _ in
+                                    _pairs(job, draws, previous, flagged)):
+            # The call showed no meeting either: the import's same-key draws are the evidence.
+            draws, how, shapes, result = ran, "at import", "", None
     here = [d for d in draws if flagged & set(_lines(d))]
     if not here:
         return verdict(COULD_NOT_RUN, f"no random draw ran at line {job.line}", f"tried {how}",

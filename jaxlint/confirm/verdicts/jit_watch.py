@@ -125,6 +125,9 @@ class JitWatch:
         # JAX601: the results of every jitted call of the file's functions, in order, for the
         # timing probes (None: not kept).
         self.outputs: Optional[list] = None
+        # JAX702's clock readings: each jitted call's Python float arguments and its result,
+        # in order (None: not kept).
+        self.floats: Optional[list] = None
         self.lines = lines  # JAX401 / JAX402 lines
         self.imported: Optional[int] = None  # len(self.made) once the program's import ended
         self.calls: list[Call] = []
@@ -154,7 +157,7 @@ class JitWatch:
         stale = (self.stale_names or self.leak_names or self.count_calls
                  or self.attr_names and inspect.ismethod(fun)
                  or code is not None and code.co_name in self.arg_functions
-                 or self.outputs is not None) \
+                 or self.outputs is not None or self.floats is not None) \
             and code is not None and os.path.realpath(code.co_filename) == self.real
         if made is None and not stale:
             return jitted
@@ -216,6 +219,10 @@ class _Watched:
         outputs = self._watch.outputs
         if outputs is not None and len(outputs) < 10 * MAX_RECORDS:
             outputs.append(out)
+        floats = self._watch.floats
+        if floats is not None and len(floats) < 10 * MAX_RECORDS:
+            given = [v for v in (*args, *kwargs.values()) if type(v) is float]
+            floats.append((given, out))
         if self._made is not None:
             self._made.calls += 1
         if self._stale:
@@ -304,9 +311,17 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
              if (f.get("confirm") or {}).get("kind") == "prng"} - {""}
     timed = [i for i, f in enumerate(findings) if f.get("code") == "JAX601"]
     count = any((f.get("confirm") or {}).get("kind") in ("print", "iterator") for f in findings)
-    if not stale and not lines and not leak and not attrs and not draws and not timed and not count:
+    clocks = [i for i, f in enumerate(findings) if (f.get("confirm") or {}).get("clock")]
+    if not stale and not lines and not leak and not attrs and not draws and not timed \
+            and not count and not clocks:
         return None
     watch = JitWatch(path, stale, lines, leak, attrs, draws, count_calls=count)
+    if clocks:
+        watch.floats = []
+        for i in clocks:
+            probe = (state.get("probes") or {}).get(i)
+            if probe is not None:
+                probe.floats = watch.floats
     if timed:
         watch.outputs = []
         for i in timed:

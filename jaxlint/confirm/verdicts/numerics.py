@@ -75,6 +75,8 @@ def _wide(stmt: ast.stmt) -> list[str]:
 def confirm_float64(job: Job) -> Verdict:
     stmt = statement(job.path, job.line)
     wanted = _wide(stmt) if stmt is not None else []
+    if not wanted and job.confirm.get("clock"):
+        return confirm_clock(job)
     if not wanted:
         return verdict(COULD_NOT_RUN, "the line names no 64-bit dtype")
     if all(np.issubdtype(np.dtype(w), np.integer) for w in wanted):
@@ -104,6 +106,45 @@ def confirm_float64(job: Job) -> Verdict:
                                         expected=wanted[0], runs=len(hits)))
     return verdict(COULD_NOT_RUN, f"line {job.line} ran, but its value is bound to no name",
                    f"the value line {job.line} made is not assigned or returned, so it cannot be read")
+
+
+# A clock reading is a time in seconds: float32 losing more than this of it loses the time.
+_CLOCK_RESOLUTION = 1e-3
+
+
+def confirm_clock(job: Job) -> Verdict:
+    """`since(time.time(), t0)`: the program's jitted calls on the line, the Python floats
+    it passed them (a clock reading is a float64 of about 1.8e9) and what they returned.
+    Confirmed when a float the call got is one that float32 holds only to more than a
+    millisecond and the result is 32-bit: the seconds the program computed with are lost."""
+    clock, callee = job.confirm.get("clock"), job.confirm.get("callee") or "the jitted function"
+    hits = probe_hits(job)
+    if not hits:
+        return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
+    calls = [c for hit in hits for c in hit.floats]
+    if not calls:
+        return verdict(COULD_NOT_RUN, f"line {job.line} ran, but made no call of a jitted "
+                                      f"function of the file",
+                       f"line {job.line} ran {len(hits)} time(s)")
+    seen = []
+    for given, out in calls:
+        dtypes = _dtype(out)
+        for x in given:
+            held = float(np.float32(x))
+            seen.append(f"{x!r} -> {dtypes}")
+            if abs(x - held) > _CLOCK_RESOLUTION and "float32" in dtypes and "64" not in dtypes:
+                return verdict(CONFIRMED, f"{callee} got the Python float {x!r} from {clock}() "
+                                          f"and returned {dtypes}",
+                               NumericsEvidence(
+                                   line=job.line, name=f"{callee}(...)", value=short(out),
+                                   dtype=dtypes, expected="float64 (a Python float)", runs=len(hits),
+                                   note=f"float32 holds {x!r} as {held!r}: {abs(x - held):.3f} s off "
+                                        f"(x64 off)"))
+    return verdict(NOT_REPRODUCED, f"the jitted calls on line {job.line} got no float that "
+                                   f"float32 rounds by more than {_CLOCK_RESOLUTION} s",
+                   NumericsEvidence(line=job.line, name=f"{callee}(...)", runs=len(hits),
+                                    expected="float64 (a Python float)",
+                                    note="; ".join(seen[:3]) or "no Python float argument"))
 
 
 def _int_constant(node: ast.AST) -> Optional[int]:

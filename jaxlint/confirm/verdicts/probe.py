@@ -36,6 +36,8 @@ class Hit:
     # Names the line bound to jax arrays still computing when it was done (what a clock read
     # right after it, as IPython's %time does, would miss).
     unready_after: list = dataclasses.field(default_factory=list)
+    # The jitted calls made while the line ran: (their Python float arguments, their result).
+    floats: list = dataclasses.field(default_factory=list)
 
 
 class Probe:
@@ -47,6 +49,7 @@ class Probe:
         # The results of the program's jitted calls, in call order (jit_watch fills it): those
         # made while the line ran and still computing when it ended were timed unfinished.
         self.outputs: Optional[list] = None
+        self.floats: Optional[list] = None  # jit_watch's (float arguments, result) per call
         self.own: Optional[str] = None  # the code name of the line's own frame, when known
         self._seen = 0  # outputs already looked at by an earlier run of the line
 
@@ -64,6 +67,7 @@ class Probe:
         state = {"before": {n: loc.get(n, MISSING) for n in self.names}, "t": time.perf_counter(),
                  "unready": _unready(loc) if self.check_unready else [],
                  "outputs": len(self.outputs) if self.outputs is not None else 0,
+                 "floats": len(self.floats) if self.floats is not None else 0,
                  "earlier": earlier}
         if earlier:
             state["unready"] = state["unready"] + [
@@ -115,8 +119,9 @@ class Probe:
                 except Exception:  # noqa: BLE001 - not a name (the line's own calls), a tracer
                     continue
             wait += time.perf_counter() - t
+        floats = self.floats[state["floats"]:] if self.floats is not None else []
         self.hits.append(Hit(state["before"], after, returned, seconds, state["unready"], raised,
-                             frame.f_code.co_name, wait, unready_after))
+                             frame.f_code.co_name, wait, unready_after, floats))
 
 
 def _computing(value) -> bool:
