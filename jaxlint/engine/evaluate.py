@@ -1046,9 +1046,11 @@ class _Evaluator(Flow):
             else:
                 callee = model.method_of_self(node.func)
                 shift = 1
+        through_instance = False
         if callee is None:
             callee, args = self.instance_call(node, args)
             shift = 1
+            through_instance = callee is not None
         if callee is None or callee is caller:
             return UNKNOWN
         bound: dict[str, Value] = {}
@@ -1078,6 +1080,8 @@ class _Evaluator(Flow):
                 continue
             bound[name] = v
         self.add_context(callee, node, tuple(sorted(bound.items())))
+        if through_instance and callee.returns is not None and callee.returns.traced:
+            return callee.returns  # `model.apply(params, x)`: what the method returns
         if shift or callee.returns is None:
             return UNKNOWN  # a constructor returns an object
         return callee.returns
@@ -1111,7 +1115,8 @@ class _Evaluator(Flow):
             return None, args
         owner = self.values.get(node.func.value, UNKNOWN)
         if owner.shape is Shape.OBJECT and owner.cls is not None \
-                and node.func.attr.value in owner.cls.methods and node.func.attr.value != "apply":
+                and node.func.attr.value in owner.cls.methods \
+                and (node.func.attr.value != "apply" or not _linen_module(self.model, owner.cls)):
             # `sampler.draw(x)` on an object made from a class of this file.
             method = owner.cls.methods[node.func.attr.value]
             return (None if _is_classmethod(method) or _is_staticmethod(method) else method), args
