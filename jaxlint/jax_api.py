@@ -527,6 +527,9 @@ NUMPY_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
         "stack", "concatenate", "meshgrid",
     ))
 
+#: dtypes that make a boolean array (`np.ones(n, dtype=bool)`: a mask).
+BOOLEAN_DTYPES: frozenset[str] = frozenset({"builtins.bool", "numpy.bool_", "numpy.bool"})
+
 #: jax.numpy functions that create a (concrete, unhashable) JAX array from Python values.
 JAX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
     f"jax.numpy.{n}" for n in (

@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
-from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, NUMPY_ARRAY, NUMPY_MASK, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
 
@@ -227,6 +227,9 @@ class _Evaluator(Flow):
                 return v
             shapes.add((given[p].shape, given[p].cls))
             keys.add(tuple(k for k, _ in given[p].entries) if given[p].entries is not None else None)
+        if all(dict(values)[p].boolean and dict(values)[p].shape in (Shape.NUMPY, Shape.ARRAY)
+               for values in info.sites.values()):
+            return TRACED_MASK  # `jit(f)(x, np.ones(n, dtype=bool))`: a traced mask in the trace
         if len(shapes) == 1:
             shape, cls = shapes.pop()
             if shape in (Shape.BOX, Shape.CONTAINER):
@@ -869,7 +872,7 @@ class _Evaluator(Flow):
                     return CONCRETE_ARRAY
                 return TRACED_MASK if q in jax_api.BOOLEAN_FUNCTIONS else TRACED_ARRAY
             if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS and not any(v.traced for v in args):
-                return NUMPY_ARRAY
+                return NUMPY_MASK if _boolean_construction(self.model, node) else NUMPY_ARRAY
             if q in jax_api.NUMPY_TO_ARRAY_METHOD and positional and positional[0].traced \
                     and positional[0].shape is Shape.ARRAY:
                 return TRACED_ARRAY  # `np.sum(x)` runs `x.sum()`: a tracer again (a dict has no `.sum`)
@@ -1138,6 +1141,18 @@ class _Evaluator(Flow):
                 continue
             rest.append((arg, v))
         return klass.methods.get(method), rest
+
+
+def _boolean_construction(model, node: cst.Call) -> bool:
+    """`np.ones(n, dtype=bool)`, `np.array([True, False])`: a NumPy boolean array."""
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return model.qualname(arg.value) in jax_api.BOOLEAN_DTYPES
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    return model.qualname(node.func) in ("numpy.array", "numpy.asarray") \
+        and isinstance(first, (cst.List, cst.Tuple)) and bool(first.elements) \
+        and all(isinstance(e.value, cst.Name) and e.value.value in ("True", "False")
+                for e in first.elements)
 
 
 def _linen_module(model, klass, depth: int = 0) -> bool:
