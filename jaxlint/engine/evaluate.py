@@ -780,7 +780,9 @@ class _Evaluator(Flow):
                     if part is not None:
                         idx.append(self.expr(part))
         if base.shape is Shape.ARRAY:
-            if base.traced or any(v.traced for v in idx):
+            # Under jit, indexing even a concrete JAX array the function captured is staged:
+            # `float(TABLE[i])` gets a tracer (measured, jax 0.10.2).
+            if base.traced or any(v.traced for v in idx) or (self.func is not None and self.func.abstract):
                 return TRACED_ARRAY
             return CONCRETE_ARRAY
         if base.shape is Shape.BOX:
