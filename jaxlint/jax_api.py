@@ -308,6 +308,18 @@ NUMPY_METADATA: frozenset[str] = frozenset(
         "isscalar", "broadcast_shapes", "promote_types",
     ))
 NUMPY_TRACER_SAFE: frozenset[str] = NUMPY_TO_ARRAY_METHOD | NUMPY_METADATA
+#: SciPy functions that convert their array arguments with np.asarray: given a tracer
+#: each raised TracerArrayConversionError under jax.jit (jax 0.10.2, scipy 1.x, CPU).
+#: `brentq` and `quad` fail otherwise (RuntimeError, TracerBoolConversionError) and are
+#: left out.
+SCIPY_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
+    "scipy.optimize.minimize", "scipy.optimize.least_squares", "scipy.optimize.root",
+    "scipy.optimize.fsolve", "scipy.optimize.curve_fit", "scipy.optimize.minimize_scalar",
+    "scipy.integrate.solve_ivp", "scipy.integrate.odeint", "scipy.integrate.trapezoid",
+    "scipy.linalg.solve", "scipy.linalg.expm", "scipy.special.erf", "scipy.special.logsumexp",
+    "scipy.stats.norm.pdf", "scipy.interpolate.interp1d", "scipy.signal.convolve",
+    "scipy.ndimage.gaussian_filter", "scipy.fft.fft",
+})
 
 #: Functions that take a shape (or sizes) and need it concrete under jit. The value
 #: says which arguments hold sizes, and the error JAX raises when one is traced.
@@ -535,6 +547,9 @@ NUMPY_ARRAY_SEQUENCES: frozenset[str] = frozenset(
     f"numpy.{n}" for n in (
         "indices", "meshgrid", "split", "array_split", "hsplit", "vsplit", "dsplit", "nonzero",
     ))
+
+#: dtypes that make a boolean array (`np.ones(n, dtype=bool)`: a mask).
+BOOLEAN_DTYPES: frozenset[str] = frozenset({"builtins.bool", "numpy.bool_", "numpy.bool"})
 
 #: jax.numpy functions that create a (concrete, unhashable) JAX array from Python values.
 JAX_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(

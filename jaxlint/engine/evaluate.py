@@ -18,7 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
-from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, EVERY_ITEM, NUMPY_ARRAY, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
+from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, EVERY_ITEM, NUMPY_ARRAY, NUMPY_MASK, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
 
@@ -229,6 +229,9 @@ class _Evaluator(Flow):
                 return v
             shapes.add((given[p].shape, given[p].cls))
             keys.add(tuple(k for k, _ in given[p].entries) if given[p].entries is not None else None)
+        if all(dict(values)[p].boolean and dict(values)[p].shape in (Shape.NUMPY, Shape.ARRAY)
+               for values in info.sites.values()):
+            return TRACED_MASK  # `jit(f)(x, np.ones(n, dtype=bool))`: a traced mask in the trace
         if len(shapes) == 1:
             shape, cls = shapes.pop()
             if shape in (Shape.BOX, Shape.CONTAINER):
@@ -800,7 +803,9 @@ class _Evaluator(Flow):
                     if part is not None:
                         idx.append(self.expr(part))
         if base.shape is Shape.ARRAY:
-            if base.traced or any(v.traced for v in idx):
+            # Under jit, indexing even a concrete JAX array the function captured is staged:
+            # `float(TABLE[i])` gets a tracer (measured, jax 0.10.2).
+            if base.traced or any(v.traced for v in idx) or (self.func is not None and self.func.abstract):
                 return TRACED_ARRAY
             return CONCRETE_ARRAY
         if base.shape is Shape.OBJECT and base.cls is not None and len(idx) == 1 \
@@ -908,7 +913,7 @@ class _Evaluator(Flow):
                     return CONCRETE_ARRAY
                 return TRACED_MASK if q in jax_api.BOOLEAN_FUNCTIONS else TRACED_ARRAY
             if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS and not any(v.traced for v in args):
-                return NUMPY_ARRAY
+                return NUMPY_MASK if _boolean_construction(self.model, node) else NUMPY_ARRAY
             if q in jax_api.NUMPY_TO_ARRAY_METHOD and positional and positional[0].traced \
                     and positional[0].shape is Shape.ARRAY:
                 return TRACED_ARRAY  # `np.sum(x)` runs `x.sum()`: a tracer again (a dict has no `.sum`)
@@ -1117,9 +1122,11 @@ class _Evaluator(Flow):
                 callee = model.method_of_self(node.func)
                 shift = 1
         bound: dict[str, Value] = {}
+        through_instance = False
         if callee is None:
             callee, args = self.instance_call(node, args)
             shift = 1
+            through_instance = callee is not None
             owner = self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
             if callee is not None and callee.positional and owner is not None \
                     and owner.shape is Shape.OBJECT and owner.entries:
@@ -1152,6 +1159,8 @@ class _Evaluator(Flow):
                 continue
             bound[name] = v
         self.add_context(callee, node, tuple(sorted(bound.items())))
+        if through_instance and callee.returns is not None and callee.returns.traced:
+            return callee.returns  # `model.apply(params, x)`: what the method returns
         if shift or callee.returns is None:
             return UNKNOWN  # a constructor returns an object
         return callee.returns
@@ -1185,7 +1194,8 @@ class _Evaluator(Flow):
             return None, args
         owner = self.values.get(node.func.value, UNKNOWN)
         if owner.shape is Shape.OBJECT and owner.cls is not None \
-                and node.func.attr.value in owner.cls.methods and node.func.attr.value != "apply":
+                and node.func.attr.value in owner.cls.methods \
+                and (node.func.attr.value != "apply" or not _linen_module(self.model, owner.cls)):
             # `sampler.draw(x)` on an object made from a class of this file.
             method = owner.cls.methods[node.func.attr.value]
             return (None if _is_classmethod(method) or _is_staticmethod(method) else method), args
@@ -1207,6 +1217,18 @@ class _Evaluator(Flow):
                 continue
             rest.append((arg, v))
         return klass.methods.get(method), rest
+
+
+def _boolean_construction(model, node: cst.Call) -> bool:
+    """`np.ones(n, dtype=bool)`, `np.array([True, False])`: a NumPy boolean array."""
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return model.qualname(arg.value) in jax_api.BOOLEAN_DTYPES
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    return model.qualname(node.func) in ("numpy.array", "numpy.asarray") \
+        and isinstance(first, (cst.List, cst.Tuple)) and bool(first.elements) \
+        and all(isinstance(e.value, cst.Name) and e.value.value in ("True", "False")
+                for e in first.elements)
 
 
 def _linen_module(model, klass, depth: int = 0) -> bool:

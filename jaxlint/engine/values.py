@@ -157,6 +157,8 @@ STATIC_CONTAINER = _v(Kind.STATIC, Shape.CONTAINER)
 TRACED_BOX = _v(Kind.TRACED, Shape.BOX)
 BOX = _v(Kind.UNKNOWN, Shape.BOX)
 NUMPY_ARRAY = _v(Kind.STATIC, Shape.NUMPY)
+# A NumPy boolean array (`np.ones(n, dtype=bool)`): a mask, concrete on the host.
+NUMPY_MASK = _v(Kind.STATIC, Shape.NUMPY, True)
 
 
 def join_all(values) -> Value:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jaxlint.engine.values import Shape
-from jaxlint.jax_api import NUMPY_TRACER_SAFE, SCIPY_NUMPY_ARGUMENTS
+from jaxlint.jax_api import NUMPY_TRACER_SAFE, SCIPY_ARRAY_FUNCTIONS, SCIPY_NUMPY_ARGUMENTS
 from jaxlint.rules.base import TracedValueRule
 
 
@@ -22,6 +22,9 @@ class NumpyOnTracer(TracedValueRule):
             if q in SCIPY_NUMPY_ARGUMENTS:
                 yield from self._scipy(call, q)
                 continue
+            if q in SCIPY_ARRAY_FUNCTIONS:
+                yield from self._scipy_arrays(call)
+                continue
             if q is None or not q.startswith("numpy.") or q in NUMPY_TRACER_SAFE:
                 continue
             if q.startswith(("numpy.random.", "numpy.testing.", "numpy.dtype")):
@@ -36,6 +39,34 @@ class NumpyOnTracer(TracedValueRule):
                     f"TracerArrayConversionError {self.where(func)}: NumPy needs concrete data; "
                     f"use `{jnp_name}` instead"), func)
                 break
+        yield from self._indexed()
+
+    def _scipy(self, call: cst.Call):
+        for arg in call.args:
+            func = self.traced(arg.value, conversion="numpy")
+            if func is None:
+                continue
+            yield self.report(call, (
+                f"`{self.source(call.func)}()` on traced value `{self.source(arg.value)}` raises "
+                f"TracerArrayConversionError {self.where(func)}: SciPy converts its arrays with "
+                f"np.asarray; use a JAX equivalent (jax.scipy, optax, jaxopt) or "
+                f"jax.pure_callback"), func)
+            return
+
+    def _scipy_arrays(self, call: cst.Call):
+        for arg in call.args:
+            func = self.traced(arg.value, conversion="numpy")
+            if func is None:
+                continue
+            yield self.report(call, (
+                f"`{self.source(call.func)}()` on traced value `{self.source(arg.value)}` raises "
+                f"TracerArrayConversionError {self.where(func)}: SciPy converts its arrays with "
+                f"np.asarray; use a JAX equivalent (jax.scipy, optax, jaxopt) or "
+                f"jax.pure_callback"), func)
+            return
+
+    def _indexed(self):
+        model = self.model
         for sub in model.nodes(cst.Subscript):
             # A NumPy array indexed with a tracer: NumPy converts the index with __array__.
             if model.value(sub.value).shape is not Shape.NUMPY or len(sub.slice) != 1 \
