@@ -729,6 +729,11 @@ NAN_GRADIENT_SINGULAR: dict[str, str] = {
     "jax.numpy.log10": "nonpositive", "jax.lax.sqrt": "nonpositive", "jax.lax.rsqrt": "nonpositive",
     "jax.lax.log": "nonpositive", "jax.numpy.reciprocal": "zero", "jax.numpy.cbrt": "zero",
 }
+#: Division spelled as a call, divisor second: `jnp.divide(a, b)` is `a / b`, and its
+#: derivative in either operand (1 / b, -a / b**2) is infinite at b = 0.
+NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
+    "jax.numpy.divide", "jax.numpy.true_divide", "jax.lax.div",
+})
 #: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
 NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
 #: Wrappers that keep an argument in range, so its derivative stays finite:
