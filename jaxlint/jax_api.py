@@ -472,6 +472,11 @@ CLOCK_FUNCTIONS: frozenset[str] = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.process_time",
     "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns",
 })
+#: Decorators that make a generator function a context manager: what it runs before its
+#: `yield` runs on entering a `with`, what follows on leaving it, after the `with` body.
+CONTEXT_MANAGER_DECORATORS: frozenset[str] = frozenset({
+    "contextlib.contextmanager", "contextlib.asynccontextmanager",
+})
 #: Timers that run a statement or callable themselves.
 TIMEIT_FUNCTIONS: frozenset[str] = frozenset({"timeit.timeit", "timeit.repeat"})
 #: Calls that wait for a JAX array's computation to finish (they need its value

@@ -209,6 +209,36 @@ def argument_for(call: cst.Call, func: FunctionInfo, param: str, shift: int) -> 
     return None
 
 
+def entering_withs(model, func: FunctionInfo) -> list[cst.With]:
+    """The `with` statements of this file that enter `func`, a generator made a context
+    manager (`@contextmanager def timed(...)`): each body runs where `func` yields."""
+    from jaxlint.jax_api import CONTEXT_MANAGER_DECORATORS
+
+    node = func.node
+    if not isinstance(node, cst.FunctionDef) or not any(
+            model.qualname(d.decorator) in CONTEXT_MANAGER_DECORATORS for d in node.decorators):
+        return []
+    return [w for w in model.nodes(cst.With)
+            if any(isinstance(item.item, cst.Call) and called_function(model, item.item) is func
+                   for item in w.items)]
+
+
+def passed_arguments(model, name: cst.Name) -> Optional[list[tuple[cst.Call, cst.BaseExpression]]]:
+    """What the call sites of this file pass to the parameter `name` reads
+    (`time_call(apply_jit, x)` for `fn` in `def time_call(fn, *args)`), each with its
+    call; sites that leave it to its default or pass it behind a star are skipped.
+    None when `name` is not a parameter, or the parameter is rebound in the body."""
+    func = _function_with_param(model, name)
+    if func is None or len(func.scope.bindings.get(name.value, ())) != 1:
+        return None
+    out = []
+    for call, shift in call_sites(model, func):
+        arg = argument_for(call, func, name.value, shift)
+        if arg is not None:
+            out.append((call, arg))
+    return out
+
+
 def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
     func = model.function_of(name)
     while func is not None and name.value not in func.scope.bindings:
