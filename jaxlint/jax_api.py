@@ -430,6 +430,9 @@ PER_LEAF_MAPS: frozenset[str] = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
     "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
 })
+#: The same maps build their result with the structure of their second argument (the
+#: first tree): `tree_map(lambda _: 0, (a, b))` is a tuple of 2, whatever the leaves.
+STRUCTURE_OF_SECOND_ARGUMENT: frozenset[str] = PER_LEAF_MAPS
 #: Transforms whose compile cache is keyed on the wrapped callable's value (equinox
 #: hashes the static part of what it wraps), not on the new wrapper object: a fresh
 #: `eqx.filter_jit(self.sample)` per pass is a cache hit (checked, equinox 0.13.8:

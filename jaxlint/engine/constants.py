@@ -14,7 +14,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.scopes import BindingKind
-from jaxlint.jax_api import KNOWN_INT_CONSTANTS
+from jaxlint.jax_api import KNOWN_INT_CONSTANTS, STRUCTURE_OF_SECOND_ARGUMENT
 
 _BINARY = {
     cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
@@ -91,6 +91,36 @@ def int_values_at_call_sites(model, expr: cst.BaseExpression) -> list[tuple[int,
             if value is not None:
                 out.append((value, call))
     return out
+
+
+def tuple_length(model, expr: cst.BaseExpression, _depth: int = 0) -> Optional[tuple[int, Optional[cst.Call]]]:
+    """The length of the tuple or list `expr` is, with the call site that makes it so
+    (None: stated where it is read): a literal without `*`, a name bound once to one, a
+    parameter one call site passes one to, `tree_map(f, tree)` of one (the result has
+    the tree's structure)."""
+    from jaxlint.engine.callees import passed_arguments
+
+    if _depth > 8:
+        return None
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        if any(isinstance(el, cst.StarredElement) for el in expr.elements):
+            return None
+        return len(expr.elements), None
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) in STRUCTURE_OF_SECOND_ARGUMENT:
+        pos = [a.value for a in expr.args if a.keyword is None and not a.star]
+        return tuple_length(model, pos[1], _depth + 1) if len(pos) >= 2 and len(pos) == len(expr.args) else None
+    if not isinstance(expr, cst.Name):
+        return None
+    if _is_parameter(model, expr):
+        for site, arg in passed_arguments(model, expr) or ():
+            found = tuple_length(model, arg, _depth + 1)
+            if found is not None:
+                return found[0], found[1] or site
+        return None
+    values = model.assigned_values(expr)
+    if values is None or len(values) != 1:
+        return None
+    return tuple_length(model, values[0], _depth + 1)
 
 
 def _is_parameter(model, name: cst.Name) -> bool:
