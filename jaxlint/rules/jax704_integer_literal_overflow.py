@@ -94,10 +94,13 @@ class IntegerLiteralOverflow(Rule):
                 continue
             n, site = bad
             where = f" (from the call at line {model.line_of(site)})" if site is not None else ""
-            yield self.report(value, (
+            out = self.report(value, (
                 f"`{self.source(value)}` is {n}{where}, which does not fit in {DEFAULT_INT_DTYPE}: "
                 f"with x64 off, `{self.source(call.func)}` raises OverflowError; enable x64, "
-                f"or keep the value in range"), model.function_of(call), expected="OverflowError")
+                f"or keep the value in range"), model.function_of(call))
+            # Confirm: the conversion raises where it runs (no wrapped value to watch).
+            out.confirm.update(kind="trace-error", expected="OverflowError")
+            yield out
 
     def _project_enables_x64(self) -> bool:
         facts = project_facts(self.model.path, self.settings)
