@@ -460,8 +460,17 @@ class TimingWithoutBlock(Rule):
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
         if any(self._is_blocking(c) for c in body):
             return False
-        return any(array_module_function(self.model.qualname(c.func)) or self._calls_jitted(c)
-                   for c in body)
+        if any(array_module_function(self.model.qualname(c.func)) for c in body):
+            return True
+        # A helper that calls a jitted function (`self.step()` running `_step(...)`) returns
+        # as soon as it is dispatched, when nothing else it calls may read the result (a
+        # logger, a metrics helper) and it tests or formats nothing.
+        return any(self._calls_jitted(c) for c in body) and all(
+            self._calls_jitted(c) or self.model.qualname(c.func) in _PURE_PYTHON
+            or isinstance(c.func, cst.Attribute) and c.func.attr.value in _STORING_METHODS
+            for c in body) and not any(
+            isinstance(n, (cst.FormattedString, cst.If, cst.While, cst.Assert))
+            for n in walk(info.node) if self.model.function_of(n) is info)
 
     def _calls_jitted(self, call: cst.Call) -> bool:
         """A call of a jitted function of this file (`@jax.jit def step`, `step = jax.jit(f)`):
