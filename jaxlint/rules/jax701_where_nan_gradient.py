@@ -59,8 +59,11 @@ class WhereNanGradient(Rule):
                     traced = _traced_names(func) | (differentiated or set())
                     # d(a / b)/da = 1 / b: a differentiated numerator meets the infinity
                     # at b = 0 even where b itself is a constant.
+                    # Only where the condition tests the divisor itself (`x2 == 0`): a
+                    # constant divisor the condition does not test is never 0.
                     numerator = _numerator(model, op)
-                    if not (numerator is not None and _names(numerator) & traced) and (
+                    if not (numerator is not None and _names(numerator) & traced
+                            and _tests(model, cond, arg)) and (
                             value.static or not (value.maybe_tracer or names & traced)):
                         continue
                     if differentiated is not None and not _names(op) & differentiated:
@@ -238,6 +241,16 @@ def _meets(region: str, c: float, singular: str) -> bool:
                 "LessThanEqual": 0 <= c, "Equal": c == 0, "NotEqual": True}[region]
     return {"GreaterThan": c < 0, "GreaterThanEqual": c <= 0, "LessThan": True,
             "LessThanEqual": True, "Equal": c <= 0, "NotEqual": True}[region]
+
+
+def _tests(model, cond: cst.BaseExpression, arg: cst.BaseExpression) -> bool:
+    """`cond` compares `arg` itself with a number (`x2 == 0`, `0 < count`)."""
+    if not isinstance(cond, cst.Comparison) or len(cond.comparisons) != 1:
+        return False
+    code = model.module.code_for_node
+    left, right = cond.left, cond.comparisons[0].comparator
+    return code(arg) == code(left) and _number(right) is not None \
+        or code(arg) == code(right) and _number(left) is not None
 
 
 def _numerator(model, op: cst.CSTNode) -> Optional[cst.BaseExpression]:
