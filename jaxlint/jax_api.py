@@ -464,6 +464,9 @@ EAGER_COMPILED_BODY_CALLS: dict[str, str] = {
     "jax.lax.while_loop": "while", "jax.lax.scan": "scan", "jax.lax.fori_loop": "scan",
     "jax.lax.cond": "cond",
 }
+#: The same maps build their result with the structure of their second argument (the
+#: first tree): `tree_map(lambda _: 0, (a, b))` is a tuple of 2, whatever the leaves.
+STRUCTURE_OF_SECOND_ARGUMENT: frozenset[str] = PER_LEAF_MAPS
 #: Transforms whose compile cache is keyed on the wrapped callable's value (equinox
 #: hashes the static part of what it wraps), not on the new wrapper object: a fresh
 #: `eqx.filter_jit(self.sample)` per pass is a cache hit (checked, equinox 0.13.8:
@@ -511,6 +514,11 @@ CLOCK_FUNCTIONS: frozenset[str] = frozenset({
 #: returned vs 0.73 ms waited for; `fold_in` and `PRNGKey` the same either way), so a
 #: timer around them alone times what it means to.
 INSTANT_WORK: frozenset[str] = KEY_MAKERS | frozenset({"jax.random.key_data"})
+#: Decorators that make a generator function a context manager: what it runs before its
+#: `yield` runs on entering a `with`, what follows on leaving it, after the `with` body.
+CONTEXT_MANAGER_DECORATORS: frozenset[str] = frozenset({
+    "contextlib.contextmanager", "contextlib.asynccontextmanager",
+})
 #: Timers that run a statement or callable themselves.
 TIMEIT_FUNCTIONS: frozenset[str] = frozenset({"timeit.timeit", "timeit.repeat"})
 #: Calls that wait for a JAX array's computation to finish (they need its value
@@ -809,6 +817,11 @@ NAN_GRADIENT_SINGULAR: dict[str, str] = {
     "jax.numpy.log10": "nonpositive", "jax.lax.sqrt": "nonpositive", "jax.lax.rsqrt": "nonpositive",
     "jax.lax.log": "nonpositive", "jax.numpy.reciprocal": "zero", "jax.numpy.cbrt": "zero",
 }
+#: Division spelled as a call, divisor second: `jnp.divide(a, b)` is `a / b`, and its
+#: derivative in either operand (1 / b, -a / b**2) is infinite at b = 0.
+NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
+    "jax.numpy.divide", "jax.numpy.true_divide", "jax.lax.div",
+})
 #: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
 NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
 #: Wrappers that keep an argument in range, so its derivative stays finite:
@@ -1150,6 +1163,15 @@ WRAPPING_INT_CALLS: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[int,
     "jax.numpy.arange": ((0, 1, 2), ("start", "stop", "step"), (3, "dtype")),
     "jax.lax.convert_element_type": ((0,), ("operand",), (1, "new_dtype")),
 }
+
+#: Conversions that refuse an int outside the default int dtype, at once (measured,
+#: jax 0.10.2, x64 off: `jnp.asarray(2**31)` raises "OverflowError: Python int
+#: 2147483648 too large to convert to int32"; `jnp.array` the same): -> position of
+#: the value. Given a dtype, they convert to it instead: only the bare call counts.
+RAISING_INT_CALLS: dict[str, int] = {"jax.numpy.asarray": 0, "jax.numpy.array": 0}
+#: Python ints the standard library states: `sys.maxsize` is 2**63 - 1 on the 64-bit
+#: platforms JAX runs on.
+KNOWN_INT_CONSTANTS: dict[str, int] = {"sys.maxsize": 2**63 - 1}
 
 
 # Confirm mode: what JAX's error says when a rule's problem happens

@@ -209,6 +209,88 @@ def argument_for(call: cst.Call, func: FunctionInfo, param: str, shift: int) -> 
     return None
 
 
+def entering_withs(model, func: FunctionInfo) -> list[cst.With]:
+    """The `with` statements of this file that enter `func`, a generator made a context
+    manager (`@contextmanager def timed(...)`): each body runs where `func` yields."""
+    from jaxlint.jax_api import CONTEXT_MANAGER_DECORATORS
+
+    node = func.node
+    if not isinstance(node, cst.FunctionDef) or not any(
+            model.qualname(d.decorator) in CONTEXT_MANAGER_DECORATORS for d in node.decorators):
+        return []
+    return [w for w in model.nodes(cst.With)
+            if any(isinstance(item.item, cst.Call) and called_function(model, item.item) is func
+                   for item in w.items)]
+
+
+def module_passed(model, expr: cst.BaseExpression, module: str, depth: int = 0) -> Optional[cst.Name]:
+    """Where the file hands `module` (a qualified name: "jax.numpy") to what `expr` reads,
+    as the imported name written there: `xp` in `def f(xp)` with a call `f(jnp)` somewhere,
+    `self.xp` set from such a parameter, or an object of a class of this file whose
+    `__getattr__` forwards to such a field (`getattr(self.module, name)`). One call site
+    that passes the module is enough: that run reads it. None when no site does."""
+    if depth > 2 * _DEPTH:  # each parameter, field and wrapper is a step
+        return None
+    if isinstance(expr, cst.Name):
+        bindings = model.scope_of(expr).lookup(expr.value) or []
+        if len(bindings) == 1 and bindings[0].kind == BindingKind.IMPORT:
+            return expr if model.qualname(expr) == module else None
+        if len(bindings) == 1 and bindings[0].kind == BindingKind.PARAM:
+            passed = passed_arguments(model, expr) or []
+            return next((found for _, arg in passed
+                         if (found := module_passed(model, arg, module, depth + 1)) is not None), None)
+        values = model.assigned_values(expr) or []
+        return next((found for v in values if (found := module_passed(model, v, module, depth + 1)) is not None),
+                    None)
+    if isinstance(expr, cst.Attribute):
+        values = model.attribute_assignments(expr) or []
+        return next((found for v in values if (found := module_passed(model, v, module, depth + 1)) is not None),
+                    None)
+    if isinstance(expr, cst.Call):
+        klass = model.resolve_class(expr.func)
+        field = _forwarded_field(klass) if klass is not None else None
+        return module_passed(model, field, module, depth + 1) if field is not None else None
+    return None
+
+
+def _forwarded_field(klass: ClassInfo) -> Optional[cst.Attribute]:
+    """`self.module` in `def __getattr__(self, name): return getattr(self.module, name)`:
+    every attribute the object lacks is read from that field."""
+    method = klass.methods.get("__getattr__")
+    node = method.node if method is not None else None
+    if not isinstance(node, cst.FunctionDef) or len(method.positional) != 2 \
+            or not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
+        return None
+    line = node.body.body[0]
+    ret = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    call = ret.value if isinstance(ret, cst.Return) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "getattr"
+            and len(call.args) == 2):
+        return None
+    field, attr = call.args[0].value, call.args[1].value
+    self_name, name_param = method.positional
+    if isinstance(field, cst.Attribute) and isinstance(field.value, cst.Name) and field.value.value == self_name \
+            and isinstance(attr, cst.Name) and attr.value == name_param:
+        return field
+    return None
+
+
+def passed_arguments(model, name: cst.Name) -> Optional[list[tuple[cst.Call, cst.BaseExpression]]]:
+    """What the call sites of this file pass to the parameter `name` reads
+    (`time_call(apply_jit, x)` for `fn` in `def time_call(fn, *args)`), each with its
+    call; sites that leave it to its default or pass it behind a star are skipped.
+    None when `name` is not a parameter, or the parameter is rebound in the body."""
+    func = _function_with_param(model, name)
+    if func is None or len(func.scope.bindings.get(name.value, ())) != 1:
+        return None
+    out = []
+    for call, shift in call_sites(model, func):
+        arg = argument_for(call, func, name.value, shift)
+        if arg is not None:
+            out.append((call, arg))
+    return out
+
+
 def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
     func = model.function_of(name)
     while func is not None and name.value not in func.scope.bindings:

@@ -28,9 +28,10 @@ def read_attributes(model) -> None:
     """Where each class's methods set `self.name`, so that the value analysis can say
     what `self.name` holds (a list, a NumPy array, a number) in another method.
 
-    One pass over the file's assignments. An attribute also written some other way
-    (`obj.name = ...` outside the class, `self.name += 1`, a tuple target, `setattr`)
-    is not followed: its value is unknown.
+    One pass over the file's assignments. A plain `obj.name = value` at module level,
+    where `obj = Cls(...)` is the name's one binding, is a write of `Cls`'s attribute.
+    An attribute also written some other way (`obj.name = ...` on any other object,
+    `self.name += 1`, a tuple target, `setattr`) is not followed: its value is unknown.
     """
     if not model.classes:
         return
@@ -68,6 +69,13 @@ def read_attributes(model) -> None:
 def _attribute_write(model, target: cst.Attribute, plain: bool) -> None:
     name = target.attr.value
     klass = model.class_of_self(target.value) if isinstance(target.value, cst.Name) else None
+    if klass is None and plain and isinstance(target.value, cst.Name):
+        # `driver._timer = Timer()` on `driver = VMC(...)`, its one binding: a write to that
+        # class's attribute, as definite as one in a method.
+        instance = model._instance_class(target.value)
+        if instance is not None and model.function_of(target) is None:
+            instance.attribute_sites.setdefault(name, []).append(target)
+            return
     if klass is None:
         model.foreign_attribute_writes.add(name)
     elif plain:

@@ -14,6 +14,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.scopes import BindingKind
+from jaxlint.jax_api import KNOWN_INT_CONSTANTS, STRUCTURE_OF_SECOND_ARGUMENT
 
 _BINARY = {
     cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
@@ -23,20 +24,26 @@ _BINARY = {
 _LIMIT = 1 << 64
 
 
-def int_constant(model, expr: cst.BaseExpression, _depth: int = 0) -> Optional[int]:
-    """The int `expr` always evaluates to, or None when it is not stated in the code."""
+def int_constant(model, expr: cst.BaseExpression, _depth: int = 0,
+                 env: Optional[dict[str, int]] = None, stdlib: bool = False) -> Optional[int]:
+    """The int `expr` always evaluates to, or None when it is not stated in the code.
+    `env`: values for parameters of the function `expr` is in (one call site's);
+    `stdlib`: read the standard library's constants too (`sys.maxsize`), which are
+    values but rarely sizes (`x[:sys.maxsize]` means "to the end")."""
     if _depth > 20:
         return None
     if isinstance(expr, cst.Integer):
         return int(expr.value.replace("_", ""), 0)
+    if stdlib and isinstance(expr, (cst.Name, cst.Attribute)) and model.qualname(expr) in KNOWN_INT_CONSTANTS:
+        return KNOWN_INT_CONSTANTS[model.qualname(expr)]
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
-        inner = int_constant(model, expr.expression, _depth + 1)
+        inner = int_constant(model, expr.expression, _depth + 1, env, stdlib)
         if inner is None:
             return None
         return -inner if isinstance(expr.operator, cst.Minus) else inner
     if isinstance(expr, cst.BinaryOperation):
-        left = int_constant(model, expr.left, _depth + 1)
-        right = int_constant(model, expr.right, _depth + 1)
+        left = int_constant(model, expr.left, _depth + 1, env, stdlib)
+        right = int_constant(model, expr.right, _depth + 1, env, stdlib)
         if left is None or right is None:
             return None
         if isinstance(expr.operator, cst.Power):
@@ -50,9 +57,88 @@ def int_constant(model, expr: cst.BaseExpression, _depth: int = 0) -> Optional[i
         value = op(left, right)
         return value if abs(value) <= _LIMIT else None
     if isinstance(expr, cst.Name):
+        if env and expr.value in env and _is_parameter(model, expr):
+            return env[expr.value]
         value = _bound_once(model, expr, _depth)
         return value if value is not None else _parameter_value(model, expr, _depth)
     return None
+
+
+def int_values_at_call_sites(model, expr: cst.BaseExpression) -> list[tuple[int, cst.Call]]:
+    """The int `expr` evaluates to at each call site of its function that states the
+    parameters it reads (`n - 1` in `def __init__(self, n)`, `Discrete(sys.maxsize)`:
+    2**63 - 2 there), with the call. Sites that leave one unstated are skipped."""
+    from jaxlint.engine.callees import argument_for, call_sites
+
+    func = model.function_of(expr)
+    if func is None:
+        return []
+    params = {n.value for n in _names(expr) if _is_parameter(model, n)}
+    if not params:
+        return []
+    out = []
+    for call, shift in call_sites(model, func):
+        env = {}
+        for p in params:
+            arg = argument_for(call, func, p, shift)
+            arg = arg if arg is not None else func.defaults.get(p)
+            value = int_constant(model, arg, stdlib=True) if arg is not None else None
+            if value is None:
+                break
+            env[p] = value
+        else:
+            value = int_constant(model, expr, env=env, stdlib=True)
+            if value is not None:
+                out.append((value, call))
+    return out
+
+
+def tuple_length(model, expr: cst.BaseExpression, _depth: int = 0) -> Optional[tuple[int, Optional[cst.Call]]]:
+    """The length of the tuple or list `expr` is, with the call site that makes it so
+    (None: stated where it is read): a literal without `*`, a name bound once to one, a
+    parameter one call site passes one to, `tree_map(f, tree)` of one (the result has
+    the tree's structure)."""
+    from jaxlint.engine.callees import passed_arguments
+
+    if _depth > 8:
+        return None
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        if any(isinstance(el, cst.StarredElement) for el in expr.elements):
+            return None
+        return len(expr.elements), None
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) in STRUCTURE_OF_SECOND_ARGUMENT:
+        pos = [a.value for a in expr.args if a.keyword is None and not a.star]
+        return tuple_length(model, pos[1], _depth + 1) if len(pos) >= 2 and len(pos) == len(expr.args) else None
+    if not isinstance(expr, cst.Name):
+        return None
+    if _is_parameter(model, expr):
+        for site, arg in passed_arguments(model, expr) or ():
+            found = tuple_length(model, arg, _depth + 1)
+            if found is not None:
+                return found[0], found[1] or site
+        return None
+    values = model.assigned_values(expr)
+    if values is None or len(values) != 1:
+        return None
+    return tuple_length(model, values[0], _depth + 1)
+
+
+def _is_parameter(model, name: cst.Name) -> bool:
+    bindings = model.scope_of(name).lookup(name.value)
+    return bool(bindings) and len(bindings) == 1 and bindings[0].kind == BindingKind.PARAM
+
+
+def _names(expr: cst.CSTNode) -> list[cst.Name]:
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.append(node)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        elif isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)):
+            stack.extend(node.children)
+    return out
 
 
 def _bound_once(model, name: cst.Name, depth: int) -> Optional[int]:

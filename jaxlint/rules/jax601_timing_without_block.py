@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.callees import entering_withs, function_of_callable, passed_arguments
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
 from jaxlint.engine.scopes import target_names
@@ -54,13 +55,17 @@ class TimingWithoutBlock(Rule):
             region = [c for c in calls if first <= model.order[c] < end
                       and c not in stop_ancestors]
             work = self._last_work(region, model.function_of(start))
-            if work is None or self._blocked(work, region) or self._blocks_each_round(start, stop, calls) \
+            if work is None:
+                yield from self._context_timer(start, stop)
+                continue
+            if self._blocked(work, region) or self._blocks_each_round(start, stop, calls) \
                     or self._times_compile(work):
                 continue
             if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop):
                 continue
             yield self._with_fix(self.report(
-                stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}` "
+                stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
+                      f"{self._passed_note(work)} "
                       f"may still be running: JAX dispatches asynchronously, so this measures "
                       f"only the dispatch, not the computation; {_FIX}", model.function_of(stop),
                 work=self.source(work)), work)
@@ -69,6 +74,32 @@ class TimingWithoutBlock(Rule):
                 yield from self._timeit(call, calls)
         if model.path.endswith(".ipynb"):
             yield from self._timed_magics(calls)
+
+    def _context_timer(self, start: cst.Call, stop: cst.Call):
+        """A `@contextmanager` timer that reads the clock before and after its `yield`:
+        it times the body of each `with` that enters it, which ends as soon as the
+        body's last JAX work is dispatched unless the body waits for it."""
+        model = self.model
+        func = model.function_of(start)
+        if func is None or not any(model.order[start] < model.order[y] < model.order[stop]
+                                   for y in model.nodes(cst.Yield) if model.function_of(y) is func):
+            return
+        for with_node in entering_withs(model, func):
+            inside = [n for n in walk(with_node.body)]
+            region = [n for n in inside if isinstance(n, cst.Call)]
+            work = self._last_work(region, model.function_of(with_node))
+            if work is None or self._blocked(work, region):
+                continue
+            end = max(model.order[n] for n in inside) + 1
+            if self._may_sync_after(work, region, None, model.order[with_node.body], end):
+                continue
+            yield self._with_fix(self.report(
+                stop, f"`{self.source(stop.func)}()` stops the timer `{func.name}` when the `with` body "
+                      f"at line {model.line_of(with_node)} ends, while `{self.source(work)}` may still "
+                      f"be running: JAX dispatches asynchronously, so this measures only the dispatch, "
+                      f"not the computation; wait for the body's result (`jax.block_until_ready(...)`) "
+                      f"before the `with` ends", func, work=self.source(work)), work)
+            return
 
     def _with_fix(self, report, work: cst.Call):
         from jaxlint.fixes.timing import block_fix
@@ -216,7 +247,8 @@ class TimingWithoutBlock(Rule):
                 return False
         return False
 
-    def _may_sync_after(self, work: cst.Call, region: list[cst.Call], stop: cst.Call, first: int) -> bool:
+    def _may_sync_after(self, work: cst.Call, region: list[cst.Call], stop: Optional[cst.Call], first: int,
+                        end: Optional[int] = None) -> bool:
         """Whether code after the work may wait for it: only definite dispatch-only code
         between the work and the clock makes the timing wrong.
 
@@ -248,9 +280,10 @@ class TimingWithoutBlock(Rule):
                     isinstance(a.value, _STRINGS) for a in c.args):
                 continue  # print("done"): a constant message reads no array
             return True
-        end = model.order[stop]
-        stop_ancestors = set(model.ancestors(stop))
-        if self._formats_before(stop):
+        if stop is not None:
+            end = model.order[stop]
+        stop_ancestors = set(model.ancestors(stop)) if stop is not None else set()
+        if stop is not None and self._formats_before(stop):
             return True
         for node in model.nodes(cst.FormattedString, cst.Assert, cst.If, cst.While):
             # f"{loss}", `assert x.all()`, `if loss > 0`: each may read a result.
@@ -393,7 +426,41 @@ class TimingWithoutBlock(Rule):
             info = called_function(model, call)
         if info is not None:
             return self._dispatches(info)
-        return self._bound_to_transform(call.func)
+        return self._bound_to_transform(call.func) or self._passed_work(call) is not None
+
+    def _passed_note(self, work: cst.Call) -> str:
+        """` (fn is apply_jit at line 41)` for work through a callable parameter."""
+        site = self._passed_work(work) if not self._bound_to_transform(work.func) else None
+        if site is None or self.model.resolve_function(work.func) is not None:
+            return ""
+        arg = dict((id(c), a) for c, a in passed_arguments(self.model, work.func))[id(site)]
+        return f" (`{self.source(work.func)}` is `{self.source(arg)}` at line {self.model.line_of(site)})"
+
+    def _passed_work(self, call: cst.Call) -> Optional[cst.Call]:
+        """`fn(*args)` in `def time_call(fn, *args)`, where a call site of this file passes
+        a callable that dispatches (`time_call(apply_jit, x)`): that call site."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        passed = passed_arguments(self.model, call.func) or []
+        # A jitted callable first: the message names the clearest case.
+        for site, arg in passed:
+            if self._bound_to_transform(arg) or isinstance(arg, cst.Call) and self.model.qualname(arg.func) in TRANSFORMS:
+                return site
+        for site, arg in passed:
+            if self._dispatching_callable(arg):
+                return site
+        return None
+
+    def _dispatching_callable(self, expr: cst.BaseExpression) -> bool:
+        """`apply_jit` (bound to `jax.jit(f)`), `jax.jit(f)`, or a function of this file
+        that dispatches and does not wait."""
+        model = self.model
+        if isinstance(expr, cst.Call) and model.qualname(expr.func) in TRANSFORMS:
+            return True
+        if self._bound_to_transform(expr):
+            return True
+        info = function_of_callable(model, expr)
+        return info is not None and self._dispatches(info)
 
     def _dispatches(self, info: FunctionInfo) -> bool:
         """A function of this file that is jitted, or that calls jnp / lax directly."""
@@ -407,7 +474,17 @@ class TimingWithoutBlock(Rule):
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
         if any(self._is_blocking(c) for c in body):
             return False
-        return any(_device_work(self.model.qualname(c.func)) for c in body) or self._hands_keys_on(body)
+        if any(_device_work(self.model.qualname(c.func)) for c in body) or self._hands_keys_on(body):
+            return True
+        # A helper that calls a jitted function (`self.step()` running `_step(...)`) returns
+        # as soon as it is dispatched, when nothing else it calls may read the result (a
+        # logger, a metrics helper) and it tests or formats nothing.
+        return any(self._calls_jitted(c) for c in body) and all(
+            self._calls_jitted(c) or self.model.qualname(c.func) in _PURE_PYTHON
+            or isinstance(c.func, cst.Attribute) and c.func.attr.value in _STORING_METHODS
+            for c in body) and not any(
+            isinstance(n, (cst.FormattedString, cst.If, cst.While, cst.Assert))
+            for n in walk(info.node) if self.model.function_of(n) is info)
 
     def _hands_keys_on(self, body: list[cst.Call]) -> bool:
         """Keys made here and passed to a call this file cannot see into
@@ -428,6 +505,15 @@ class TimingWithoutBlock(Rule):
                    for a in c.args):
                 return True
         return False
+
+    def _calls_jitted(self, call: cst.Call) -> bool:
+        """A call of a jitted function of this file (`@jax.jit def step`, `step = jax.jit(f)`):
+        it returns when the computation is dispatched."""
+        info = self.model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+        if info is not None:
+            return any(c.via in ("decorator", "wrapper") and c.cached for c in info.contexts.values()) \
+                and not _computes_nothing(info)
+        return self._bound_to_transform(call.func)
 
     def _bound_to_transform(self, func: cst.BaseExpression) -> bool:
         """`step = jax.jit(update)`: a name bound only to a transformed function."""

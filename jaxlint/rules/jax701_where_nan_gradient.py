@@ -9,8 +9,9 @@ import libcst as cst
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.model import children
 
-from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_FUNCTIONS,
-                             NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS, NAN_GRADIENT_SINGULAR)
+from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_DIVISIONS,
+                             NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS,
+                             NAN_GRADIENT_SINGULAR)
 from jaxlint.rules.base import Rule
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -49,12 +50,21 @@ class WhereNanGradient(Rule):
             differentiated = _differentiated_names(model, func)
             for taken_when, branch in ((True, call.args[1].value), (False, call.args[2].value)):
                 for op, arg in _risky_through_names(model, func, branch):
+                    if op in reported:
+                        continue
                     names = _names(arg) & guarded
-                    if not names or names <= safe or _is_safe(model, arg, guarded) or op in reported:
+                    if not names or names <= safe or _is_safe(model, arg, guarded):
                         continue
                     value = model.value(arg)
-                    if value.static or not (value.maybe_tracer or names & _traced_names(func)
-                                            or names & (differentiated or set())):
+                    traced = _traced_names(func) | (differentiated or set())
+                    # d(a / b)/da = 1 / b: a differentiated numerator meets the infinity
+                    # at b = 0 even where b itself is a constant.
+                    # Only where the condition tests the divisor itself (`x2 == 0`): a
+                    # constant divisor the condition does not test is never 0.
+                    numerator = _numerator(model, op)
+                    if not (numerator is not None and _names(numerator) & traced
+                            and _tests(model, cond, arg)) and (
+                            value.static or not (value.maybe_tracer or names & traced)):
                         continue
                     if differentiated is not None and not _names(op) & differentiated:
                         continue  # no gradient flows through the branch: nothing to multiply by 0
@@ -233,6 +243,26 @@ def _meets(region: str, c: float, singular: str) -> bool:
             "LessThanEqual": True, "Equal": c <= 0, "NotEqual": True}[region]
 
 
+def _tests(model, cond: cst.BaseExpression, arg: cst.BaseExpression) -> bool:
+    """`cond` compares `arg` itself with a number (`x2 == 0`, `0 < count`)."""
+    if not isinstance(cond, cst.Comparison) or len(cond.comparisons) != 1:
+        return False
+    code = model.module.code_for_node
+    left, right = cond.left, cond.comparisons[0].comparator
+    return code(arg) == code(left) and _number(right) is not None \
+        or code(arg) == code(right) and _number(left) is not None
+
+
+def _numerator(model, op: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The dividend of a division (`a / b`, `jnp.divide(a, b)`), None for other operations."""
+    if isinstance(op, cst.BinaryOperation):
+        return op.left if isinstance(op.operator, cst.Divide) else None
+    if isinstance(op, cst.Call) and model.qualname(op.func) in NAN_GRADIENT_DIVISIONS:
+        pos = [a.value for a in op.args if a.keyword is None and not a.star]
+        return pos[0] if pos else None
+    return None
+
+
 def _singular_set(model, op: cst.CSTNode) -> Optional[str]:
     if isinstance(op, cst.BinaryOperation):
         if isinstance(op.operator, cst.Divide):
@@ -241,6 +271,8 @@ def _singular_set(model, op: cst.CSTNode) -> Optional[str]:
         return None if p is None else ("zero" if p == int(p) else "nonpositive")
     if isinstance(op, cst.Call):
         q = model.qualname(op.func)
+        if q in NAN_GRADIENT_DIVISIONS:
+            return "zero"
         if q in NAN_GRADIENT_POWERS:
             pos = [a.value for a in op.args if a.keyword is None and not a.star]
             p = _number(pos[1]) if len(pos) > 1 else None
@@ -321,6 +353,8 @@ def _risky(model, expr: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.BaseExpr
             pos = [a.value for a in node.args if a.keyword is None and not a.star]
             if q in NAN_GRADIENT_FUNCTIONS and pos:
                 yield node, pos[0]
+            elif q in NAN_GRADIENT_DIVISIONS and len(pos) >= 2:
+                yield node, pos[1]
             elif q in NAN_GRADIENT_POWERS and len(pos) >= 2 and _bad_exponent(pos[1]):
                 yield node, pos[0]
         elif isinstance(node, cst.BinaryOperation):

@@ -10,7 +10,7 @@ from jaxlint.engine.constants import int_constant
 from jaxlint.engine.model import children
 from jaxlint.engine.project import project_facts
 
-from jaxlint.engine.callees import argument_for, function_of_callable
+from jaxlint.engine.callees import argument_for, function_of_callable, module_passed
 from jaxlint.jax_api import (
     EPOCH_CLOCK_CALLS, NUMPY_ARRAY_CONSTRUCTORS, X64_DTYPE_ARGUMENTS, X64_DTYPE_MODULES, X64_DTYPE_STRINGS, X64_DTYPES, X64_ENABLING_CALLS,
     X64_DTYPE_QUERIES, X64_JAX_MODULES, X64_NARROWED, X64_OPTION,
@@ -50,6 +50,12 @@ class Float64WithoutX64(Rule):
                 arg = _dtype_argument(call, q)
                 dtype = arg is not None and self._x64_dtype(arg) or None
                 where = f"`{self.source(call.func)}(...)` with dtype `{self.source(arg)}`" if dtype else ""
+            elif q is None and isinstance(call.func, cst.Attribute) \
+                    and (passed := self._passed_request(call)) is not None:
+                # `xp.ones(n, dtype=xp.complex128)` in `def f(xp)` called as `f(jnp)`.
+                arg, dtype, site = passed
+                where = (f"`{self.source(call.func)}(...)` with dtype `{self.source(arg)}` (where "
+                         f"`{self.source(site)}` is passed at line {model.line_of(site)})")
             elif q is None and isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
                     and self._jax_array(call.func.value):
                 arg = argument(call, 0, "dtype")
@@ -245,6 +251,23 @@ class Float64WithoutX64(Rule):
                 continue
             stack.extend(children(node))
         return False
+
+    def _passed_request(self, call: cst.Call):
+        """(dtype argument, dtype, the `jnp` a call site passes) for `xp.ones(n, dtype=xp.float64)`
+        where some call site of this file makes `xp` the jax.numpy module."""
+        model = self.model
+        q = "jax.numpy." + call.func.attr.value
+        arg = _dtype_argument(call, q)
+        if arg is None:
+            return None
+        dtype = self._x64_dtype(arg)
+        if dtype is None and isinstance(arg, cst.Attribute) and arg.attr.value in X64_DTYPES \
+                and model.module.code_for_node(arg.value) == model.module.code_for_node(call.func.value):
+            dtype = X64_DTYPES[arg.attr.value]  # `xp.float64` of the same module
+        if dtype is None:
+            return None
+        site = module_passed(model, call.func.value, "jax.numpy")
+        return (arg, dtype, site) if site is not None else None
 
     def _x64_dtype(self, expr: cst.BaseExpression) -> Optional[str]:
         """The 64-bit dtype `expr` names (`jnp.float64`, `np.int64`, `"float64"`), or None."""

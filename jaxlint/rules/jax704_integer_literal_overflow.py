@@ -6,7 +6,9 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from jaxlint.jax_api import (DEFAULT_INT_DTYPE, INT_DTYPE_RANGES, WRAPPING_INT_CALLS,
+from jaxlint.engine.constants import int_constant, int_values_at_call_sites
+from jaxlint.engine.project import project_facts
+from jaxlint.jax_api import (DEFAULT_INT_DTYPE, INT_DTYPE_RANGES, RAISING_INT_CALLS, WRAPPING_INT_CALLS,
                              X64_DTYPE_MODULES)
 from jaxlint.rules._known_arrays import argument, literal_real
 from jaxlint.rules.base import Report, Rule
@@ -21,8 +23,10 @@ class IntegerLiteralOverflow(Rule):
     name = "integer-literal-overflow"
     summary = ("jnp.full(n, 2**40) / jnp.arange(2**31, ...) / lax.convert_element_type(2**40, int32): "
                "an int out of its dtype's range wraps silently")
-    # Nothing raises at run time: the page's examples end with an assert that fails.
+    # A wrapping call raises nothing at run time: the page's examples end with an assert
+    # that fails. A conversion that refuses the int (`jnp.asarray`) raises OverflowError.
     raises = "AssertionError"
+    also_raises = ("OverflowError",)
 
     def check(self) -> Iterator[Report]:
         model = self.model
@@ -67,6 +71,40 @@ class IntegerLiteralOverflow(Rule):
                 f"{value} does not fit in {dtype} ({low} to {high}), and `{self.source(call.func)}` "
                 f"raises no OverflowError: it silently wraps it to {wrapped}; use a wider dtype "
                 f"(enable x64 for int64), or a value in range"), model.function_of(call))
+
+        yield from self._raising_conversions()
+
+    def _raising_conversions(self) -> Iterator[Report]:
+        """`jnp.asarray(n - 1)` of an int past int32, stated in the code or by a call site
+        (`Discrete(sys.maxsize)`): with x64 off the conversion raises OverflowError."""
+        model = self.model
+        low, high = INT_DTYPE_RANGES[DEFAULT_INT_DTYPE]
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            if q not in RAISING_INT_CALLS or any(a.star for a in call.args) \
+                    or any(a.keyword is not None for a in call.args):
+                continue  # a dtype given: converted to it
+            value = argument(call, RAISING_INT_CALLS[q], None)
+            if value is None or literal_real(value) is not None and constant_int(value) is None:
+                continue
+            stated = int_constant(model, value, stdlib=True)
+            found = [(stated, None)] if stated is not None else int_values_at_call_sites(model, value)
+            bad = next(((n, site) for n, site in found if not low <= n <= high), None)
+            if bad is None or enables_x64(model) or self._project_enables_x64():
+                continue
+            n, site = bad
+            where = f" (from the call at line {model.line_of(site)})" if site is not None else ""
+            out = self.report(value, (
+                f"`{self.source(value)}` is {n}{where}, which does not fit in {DEFAULT_INT_DTYPE}: "
+                f"with x64 off, `{self.source(call.func)}` raises OverflowError; enable x64, "
+                f"or keep the value in range"), model.function_of(call))
+            # Confirm: the conversion raises where it runs (no wrapped value to watch).
+            out.confirm.update(kind="trace-error", expected="OverflowError")
+            yield out
+
+    def _project_enables_x64(self) -> bool:
+        facts = project_facts(self.model.path, self.settings)
+        return facts.x64_enabled_for(self.model.path, self.model.module.code) is not None
 
     def _int_dtype(self, expr: cst.BaseExpression) -> Optional[str]:
         """The 32-bit-or-narrower int dtype `expr` names (`jnp.uint8`, `"int32"`), or None."""

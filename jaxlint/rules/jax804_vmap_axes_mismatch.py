@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.engine import tracing
+from jaxlint.engine.constants import tuple_length
 from jaxlint.jax_api import VMAP_TRANSFORMS
 from jaxlint.rules import _transforms as tf
 from jaxlint.rules._known_arrays import known_shape
@@ -66,6 +67,19 @@ class VmapAxesMismatch(Rule):
                     f"arguments passed to the function); give one entry per positional argument"),
                     where, on_call=True)
                 return
+        passed = tuple_length(model, in_axes) if entries is None and isinstance(in_axes, cst.Name) else None
+        if passed is not None and info.vararg is None \
+                and not (app.bound - set(info.positional[:app.offset])) and passed[0] > len(app.positional):
+            # `in_axes` a parameter, given a tuple at a call site (`mse(model, x, y, in_axes)`).
+            n = len(app.positional)
+            origin = f" (from the call on line {model.line_of(passed[1])})" if passed[1] is not None else ""
+            yield self.report(in_axes, (
+                f"in_axes is a tuple of {passed[0]}{origin}, "
+                f"but {app.label} takes only {n} positional parameter{'s' if n != 1 else ''}: the "
+                f"call raises ValueError (vmap in_axes must be ... a tuple of entries corresponding "
+                f"to the positional arguments passed to the function); give one entry per positional "
+                f"argument"), where, on_call=True)
+            return
         for call in tf.applied_calls(self.model, app):
             args = call.args
             if any(a.star for a in args):

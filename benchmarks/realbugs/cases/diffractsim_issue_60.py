@@ -1,7 +1,7 @@
 # source: https://github.com/rafael-fuente/diffractsim/issues/60
 # expect: JAX702
 # line: 29
-# observed: jax 0.10.2 CPU: the field requested as complex128 is complex64 (UserWarning at line 29: truncated to complex64), and after 2 m of angular-spectrum propagation of a 0.5 mm aperture the intensity differs from the NumPy float64 run by a relative error of 0.29 (kz * z is ~2e7 rad, beyond float32's phase resolution); with JAX_ENABLE_X64=1 the same run matches NumPy to 7.5e-16
+# observed: jax 0.10.2 CPU: the field requested as complex128 is complex64 (UserWarning at line 29: truncated to complex64), and after 2 m of angular-spectrum propagation of a 0.5 mm aperture the intensity differs from the NumPy float64 run by a relative error of 0.29 (kz * z is ~2e7 rad, beyond float32's phase resolution); with x64 enabled (through the environment) the same run matches NumPy to 7.5e-16
 # batch: 9
 import numpy as np
 
