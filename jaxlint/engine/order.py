@@ -240,7 +240,8 @@ class _Walker:
 
     def _write(self, stmt: cst.CSTNode, target: cst.CSTNode) -> None:
         value = None
-        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and _same_each_run(self.model, stmt.value):
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and not self._conditional(stmt) \
+                and _same_each_run(self.model, stmt.value):
             value = self.model.module.code_for_node(stmt.value)
         for name in self.writes.get(id(stmt), ()):
             self.emit("write", name, stmt, value=value)
@@ -252,6 +253,16 @@ class _Walker:
             obj = self._object_name(target.value)
             if obj != target.value.value:
                 self.emit("write", f"{obj}.{target.attr.value}", stmt)
+
+    def _conditional(self, stmt: cst.CSTNode) -> bool:
+        """A statement under an `if`, `try` or `while`: the walk runs both branches one
+        after the other, so the value it holds at a call is not known."""
+        for anc in self.model.ancestors(stmt):
+            if isinstance(anc, (cst.FunctionDef, cst.Module)):
+                return False
+            if isinstance(anc, (cst.If, cst.Else, cst.Try, cst.While, cst.Match)):
+                return True
+        return False
 
     def _fresh(self, name: str, node: cst.CSTNode) -> None:
         if name in self.watched:

@@ -147,14 +147,23 @@ def _takes_pytree_classes(model) -> bool:
 
 
 def _only_short_loops(model, loop) -> bool:
-    """`for lr in (1e-3, 1e-2):` and loops like it all the way out: whatever each pass
-    makes new, the program compiles a bounded, deliberate number of times."""
+    """`for lr in (1e-3, 1e-2):`, loops over a handful of stated settings all the way
+    out: whatever each pass makes new, the program compiles once per setting. A short
+    `range(...)` repeats the same work, so an object made anew on each pass compiles
+    the same program again for nothing: that is reported."""
     cur = loop
+    settings = False
     while cur is not None:
         if not rc.short_loop(model, cur):
             return False
+        settings = settings or not _over_range(model, cur)
         cur = rc.repeating_loop(model, cur)
-    return True
+    return settings
+
+
+def _over_range(model, loop) -> bool:
+    iterable = loop.iter if isinstance(loop, cst.For) else getattr(getattr(loop, "for_in", None), "iter", None)
+    return isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "builtins.range"
 
 
 def _varying_in_scope(model, node, loop) -> set[str]:
