@@ -25,6 +25,9 @@ NOT_CONFIRMED = {
     ("JAX503", 0, 6): "the split keys' draws meet at line 8 in a value the example never reads",
     ("JAX503", 2, 20): "update's draws and the new noise meet in `params`, never read",
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
+    ("JAX102", 6, 23): "a method jitted with `self` static on an instance whose constructor needs "
+                       "arguments: the recipe builds `self` itself (Trainer() raises TypeError) instead "
+                       "of running the module's own `trainer.step(...)`",
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
     ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
                        "one call cannot show a batch reused",
