@@ -41,18 +41,6 @@ class NumpyOnTracer(TracedValueRule):
                 break
         yield from self._indexed()
 
-    def _scipy(self, call: cst.Call):
-        for arg in call.args:
-            func = self.traced(arg.value, conversion="numpy")
-            if func is None:
-                continue
-            yield self.report(call, (
-                f"`{self.source(call.func)}()` on traced value `{self.source(arg.value)}` raises "
-                f"TracerArrayConversionError {self.where(func)}: SciPy converts its arrays with "
-                f"np.asarray; use a JAX equivalent (jax.scipy, optax, jaxopt) or "
-                f"jax.pure_callback"), func)
-            return
-
     def _scipy_arrays(self, call: cst.Call):
         for arg in call.args:
             func = self.traced(arg.value, conversion="numpy")
