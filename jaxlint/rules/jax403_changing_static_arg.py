@@ -18,6 +18,9 @@ class ChangingStaticArg(Rule):
 
     def check(self):
         model = self.model
+        if not _takes_pytree_classes(model) and not any(
+                c.cached and (c.static or c.arrays_only) for info in model.functions for c in info.contexts.values()):
+            return  # no jitted function here has a static part to churn
         for call, loop, callee in rc.jitted_calls_in_loops(model):
             arrays_only = callee.context.arrays_only
             if not callee.static and not arrays_only and not _takes_pytree_classes(model):
