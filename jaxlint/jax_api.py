@@ -308,14 +308,12 @@ NUMPY_METADATA: frozenset[str] = frozenset(
         "isscalar", "broadcast_shapes", "promote_types",
     ))
 NUMPY_TRACER_SAFE: frozenset[str] = NUMPY_TO_ARRAY_METHOD | NUMPY_METADATA
-#: SciPy functions that convert their array arguments with np.asarray: given a tracer
-#: each raised TracerArrayConversionError under jax.jit (jax 0.10.2, scipy 1.x, CPU).
-#: `brentq` and `quad` fail otherwise (RuntimeError, TracerBoolConversionError) and are
-#: left out.
+#: Other SciPy functions that convert their array arguments with np.asarray (the solvers
+#: with a starting point are in SCIPY_NUMPY_ARGUMENTS): given a tracer each raised
+#: TracerArrayConversionError under jax.jit (jax 0.10.2, scipy 1.x, CPU). `brentq` and
+#: `quad` fail otherwise (RuntimeError, TracerBoolConversionError) and are left out.
 SCIPY_ARRAY_FUNCTIONS: frozenset[str] = frozenset({
-    "scipy.optimize.minimize", "scipy.optimize.least_squares", "scipy.optimize.root",
-    "scipy.optimize.fsolve", "scipy.optimize.curve_fit", "scipy.optimize.minimize_scalar",
-    "scipy.integrate.solve_ivp", "scipy.integrate.odeint", "scipy.integrate.trapezoid",
+    "scipy.optimize.minimize_scalar", "scipy.integrate.trapezoid",
     "scipy.linalg.solve", "scipy.linalg.expm", "scipy.special.erf", "scipy.special.logsumexp",
     "scipy.stats.norm.pdf", "scipy.interpolate.interp1d", "scipy.signal.convolve",
     "scipy.ndimage.gaussian_filter", "scipy.fft.fft",

@@ -37,7 +37,7 @@ class ChangingStaticArg(Rule):
                                f"again for each distinct value; pass `{param}` as a traced argument "
                                f"(drop it from static_argnums / static_argnames) or keep it constant")
                         yield self.report(arg, msg, model.function_of(call), static_arg=param,
-                                          fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                                          fun_name=_fun_name(callee))
                         continue
                 if _only_short_loops(model, loop):
                     continue  # a handful of deliberate settings compile once each
@@ -48,7 +48,7 @@ class ChangingStaticArg(Rule):
                            f"value on every loop iteration, so JAX compiles `{callee.function.name}` again "
                            f"each time: make the counter an array field (traced) or keep it outside")
                     yield self.report(arg, msg, model.function_of(call), static_arg=param,
-                                      fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                                      fun_name=_fun_name(callee))
                     continue
                 new = _new_static_part(model, arg, call, loop, static, arrays_only)
                 if new is not None:
@@ -61,7 +61,7 @@ class ChangingStaticArg(Rule):
                            f"loop iteration; static values are part of the compile cache key (compared "
                            f"with ==), so JAX compiles `{callee.function.name}` again each time: {fix}")
                     yield self.report(arg, msg, model.function_of(call), static_arg=param,
-                                      fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                                      fun_name=_fun_name(callee))
         for call, owner, callee in rc.jitted_calls_per_run(model):
             if not callee.static and not callee.context.arrays_only and not _takes_pytree_classes(model):
                 continue
@@ -75,7 +75,12 @@ class ChangingStaticArg(Rule):
                    f"key (compared with ==), so JAX compiles `{callee.function.name}` again each time; "
                    f"make it once, outside `{owner.name}`")
             yield self.report(arg, msg, owner, static_arg=param,
-                              fun_name=f"{callee.context.transforms[0]}({callee.function.name})")
+                              fun_name=_fun_name(callee))
+
+
+def _fun_name(callee) -> str:
+    """`jit(step)`: the compiled function, as confirm's compile watch names it."""
+    return f"{callee.context.transforms[0]}({callee.function.name})"
 
 
 def _where(part: str, param: str, static: bool, callee) -> str:
