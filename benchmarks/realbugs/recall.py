@@ -142,6 +142,15 @@ def report(cases, findings, title):
     print()
 
 
+def _case_path(name: str, folder: Path) -> Path:
+    """A case named as a path (from anywhere) or by its name in the cases folder
+    (`differt_pr_246`, `cases/differt_pr_246.py`): jaxlint runs in another folder."""
+    for path in (Path(name), folder / name, folder / f"{name}.py", folder / Path(name).name):
+        if path.is_file():
+            return path.resolve()
+    raise SystemExit(f"no case {name!r} (looked in {folder})")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jaxlint-root", default=str(HERE.parents[1]),
@@ -151,8 +160,8 @@ def main(argv=None):
                         help="only the cases of this batch (repeatable); `--batch 0` prints every batch")
     parser.add_argument("cases_named", nargs="*", metavar="CASE", help="only these case files")
     args = parser.parse_args(argv)
-    cases = ([load_case(Path(name)) for name in args.cases_named] if args.cases_named
-             else load_cases(args.cases))
+    cases = ([load_case(_case_path(name, Path(args.cases))) for name in args.cases_named]
+             if args.cases_named else load_cases(args.cases))
     if args.batch and 0 not in args.batch:
         cases = [case for case in cases if case.batch in args.batch]
     if not cases:

@@ -42,8 +42,8 @@ class WhereNanGradient(Rule):
             func = model.function_of(call)
             if func is None or not _reverse_mode(func):
                 continue
-            cond = call.args[0].value
-            guarded = _names(cond)
+            cond = _condition(model, func, call.args[0].value)
+            guarded = _names(cond) | _names(call.args[0].value)
             if not guarded:
                 continue
             safe = _safe_names(func.node)
@@ -78,6 +78,16 @@ class WhereNanGradient(Rule):
                         f"(`safe = jnp.where(cond, {self.source(arg)}, 1.0)`) and use it in the "
                         f"branch (the double-where pattern)"), func)
                     break
+
+
+def _condition(model, func, cond: cst.BaseExpression) -> cst.BaseExpression:
+    """The condition itself when it is a name bound once in the same function:
+    `parallel = u == 0.0` ... `jnp.where(parallel, 0.0, v / u)` tests `u` all the same."""
+    if isinstance(cond, cst.Name):
+        values = model.assigned_values(cond)
+        if values is not None and len(values) == 1 and model.function_of(values[0]) is func:
+            return values[0]
+    return cond
 
 
 def _reverse_mode(func) -> bool:
@@ -439,7 +449,13 @@ def _looks_safe(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Call):
         func = value.func
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-        return name in {"where", "maximum", "clip", "max", "clamp"}
+        if name == "max":
+            # `max(x, eps)` clamps; `jnp.max(x)` / `x.max()` is a reduction, 0 when x is
+            # all 0, unless it starts from `initial=`.
+            positional = [a for a in value.args if a.keyword is None]
+            return (isinstance(func, cst.Name) and len(positional) >= 2
+                    or any(a.keyword is not None and a.keyword.value == "initial" for a in value.args))
+        return name in {"where", "maximum", "clip", "clamp"}
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)):
         return _number(value.left) is not None or _number(value.right) is not None
     return False
