@@ -188,6 +188,14 @@ def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
     for call in model.calls_named(func.name):
         if model.resolve_function(call.func) is func:
             out.append((call, 0))
+    if func.klass is not None and not func.is_lambda:
+        # `obj.method(...)` / `self.method(...)`: the object fills `self` (or `cls`),
+        # a staticmethod takes the arguments as written.
+        from jaxlint.engine.evaluate import _is_staticmethod
+        shift = 0 if _is_staticmethod(func) else 1
+        for call in attribute_calls(model, func.klass, func.name):
+            if function_of_callable(model, call.func) is func:
+                out.append((call, shift))
     return out
 
 
@@ -368,13 +376,8 @@ def attribute_calls(model, klass: ClassInfo, attr: str) -> list[cst.Call]:
     of a class related to it (`self` in its methods, an attribute or parameter every
     binding shows to hold one): where a callable the class stores as `self.<attr>` runs."""
     family = {klass, *klass.relatives}
-    out = []
-    for call in model.nodes(cst.Call):
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == attr \
-                and instance_class(model, func.value) in family:
-            out.append(call)
-    return out
+    return [call for call in model.attribute_calls_named(attr)
+            if instance_class(model, call.func.value) in family]
 
 
 def changing_attributes(model, klass: ClassInfo) -> frozenset[str]:

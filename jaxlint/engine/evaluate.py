@@ -80,14 +80,26 @@ def _guarded(run, *args) -> None:
 
 
 def _upgrade_within(model, ev) -> None:
-    """`jax.grad(f)` inside a jitted function traces `f` abstractly too."""
+    """`jax.grad(f)` inside a jitted function traces `f` abstractly too; a `lax.scan`
+    body or `lax.cond` branch applied inside a differentiated function is differentiated
+    with it (reverse mode runs the body's VJP)."""
     for info in model.functions:
         for key, ctx in list(info.contexts.items()):
-            if not ctx.abstract and ctx.within is not None and ctx.within.abstract:
-                info.contexts[key] = dataclasses.replace(
-                    ctx, transforms=ctx.within.contexts_transforms() + ctx.transforms,
-                    abstract=True, cached=ctx.cached or ctx.within.cached)
+            within = ctx.within
+            if within is None:
+                continue
+            if not ctx.abstract and within.abstract:
+                info.contexts[key] = ctx = dataclasses.replace(
+                    ctx, transforms=within.contexts_transforms() + ctx.transforms,
+                    abstract=True, cached=ctx.cached or within.cached)
                 ev.mark_dirty(info)
+            if not ctx.differentiates and ctx.via is ViaKind.BODY and within.differentiates:
+                reverse = [c for c in within.contexts.values() if c.differentiates
+                           and not set(c.transforms) <= jax_api.FORWARD_ONLY_TRANSFORMS]
+                if reverse:
+                    info.contexts[key] = dataclasses.replace(
+                        ctx, transforms=reverse[0].transforms + ctx.transforms, differentiates=True)
+                    ev.mark_dirty(info)
 
 
 def is_array_annotation(model, ann: cst.BaseExpression) -> bool:

@@ -565,6 +565,17 @@ class FileModel:
             self._calls_by_name = index
         return index.get(name, [])
 
+    def attribute_calls_named(self, attr: str) -> list[cst.Call]:
+        """The calls `<expr>.attr(...)` in the file (an index built on first use)."""
+        index = self.__dict__.get("_calls_by_attribute")
+        if index is None:
+            index = {}
+            for call in self.nodes(cst.Call):
+                if isinstance(call.func, cst.Attribute):
+                    index.setdefault(call.func.attr.value, []).append(call)
+            self._calls_by_attribute = index
+        return index.get(attr, [])
+
     def names_spelled(self, name: str) -> list[cst.Name]:
         """The `Name` nodes `name` in the file, in document order (an index built on
         first use; not kept from a rerun around deep code, which sees fewer)."""

@@ -6,6 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from jaxlint.engine.callees import module_passed
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.model import children
 
@@ -35,7 +36,7 @@ class WhereNanGradient(Rule):
         model = self.model
         reported = set()  # an operation bound to a name may reach several wheres
         for call in model.nodes(cst.Call):
-            if model.qualname(call.func) != "jax.numpy.where":
+            if not _is_where(model, call):
                 continue
             if len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
                 continue
@@ -78,6 +79,16 @@ class WhereNanGradient(Rule):
                         f"(`safe = jnp.where(cond, {self.source(arg)}, 1.0)`) and use it in the "
                         f"branch (the double-where pattern)"), func)
                     break
+
+
+def _is_where(model, call: cst.Call) -> bool:
+    """`jnp.where`, or `xp.where` with jax.numpy handed in as `xp` by a call site
+    (`def f(x, xp=np)` ... `f(x, xp=jnp)` under grad: that run differentiates it)."""
+    if model.qualname(call.func) == "jax.numpy.where":
+        return True
+    return (isinstance(call.func, cst.Attribute) and call.func.attr.value == "where"
+            and isinstance(call.func.value, cst.Name) and model.qualname(call.func.value) is None
+            and module_passed(model, call.func.value, "jax.numpy") is not None)
 
 
 def _condition(model, func, cond: cst.BaseExpression) -> cst.BaseExpression:
