@@ -82,6 +82,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.value_and_grad": _GRAD,
     "jax.jacfwd": _JACFWD,
     "jax.jacrev": _GRAD,
+    "jax.jacobian": _GRAD,  # jax.jacobian is jacrev under another name (jax/_src/api.py)
     "jax.hessian": _GRAD,
     "jax.jvp": _JVP,
     "jax.linearize": _LINEARIZE,
@@ -919,6 +920,7 @@ DIFFERENTIATING: dict[str, Differentiation] = {
     "jax.value_and_grad": Differentiation("jax.value_and_grad", True, 1, 2, _AUX, _AUX,
                                           "TypeError", returns_value=True),
     "jax.jacrev": Differentiation("jax.jacrev", False, 1, 2, _AUX, _AUX, "ValueError"),
+    "jax.jacobian": Differentiation("jax.jacobian", False, 1, 2, _AUX, _AUX, "ValueError"),
     "jax.jacfwd": Differentiation("jax.jacfwd", False, 1, 2, None, None, "ValueError"),
     "jax.hessian": Differentiation("jax.hessian", False, 1, 2, _AUX, _AUX, "ValueError"),
     # nnx: `(loss,)`-less outputs fail while unpacking: a scalar with TypeError
@@ -1033,7 +1035,7 @@ SHAPE_KEEPING_CALLS: frozenset[str] = frozenset({
 #: Transforms applied where a function is called that pass its arguments through with
 #: their shapes (not vmap / pmap, which take an axis off).
 SHAPE_PRESERVING_TRANSFORMS: frozenset[str] = frozenset({
-    "jax.jit", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat", "jax.jacrev",
+    "jax.jit", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat", "jax.jacrev", "jax.jacobian",
     "jax.jacfwd", "jax.hessian",
 })
 #: `jnp.linspace(start, stop)` makes this many points when `num` is not given.

@@ -1133,6 +1133,13 @@ class _Evaluator(Flow):
             else:
                 callee = model.method_of_self(node.func)
                 shift = 1
+        if callee is None and isinstance(node.func, cst.Attribute):
+            # `Quaternion.from_axis_angle(v)`: a method looked up on a class of this file;
+            # a classmethod gets the class, a staticmethod or plain function nothing.
+            owner = model.resolve_class(node.func.value)
+            method = owner.methods.get(node.func.attr.value) if owner is not None else None
+            if method is not None:
+                callee, shift = method, (1 if _is_classmethod(method) else 0)
         bound: dict[str, Value] = {}
         through_instance = False
         if callee is None:
