@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import dataclasses
+from collections import Counter
 from typing import Any, ClassVar, Optional
 
 import jax
@@ -290,7 +291,11 @@ def confirm_fresh_callable(job: Job) -> Verdict:
     if made is None:
         return verdict(COULD_NOT_RUN, "jax.jit was not watched", how)
     if not made:
-        return verdict(COULD_NOT_RUN, f"no jax.jit(...) ran at line {job.line}", f"tried {how}")
+        return verdict(COULD_NOT_RUN, f"no jax.jit(...) or lax loop ran at line {job.line}",
+                       f"tried {how}")
+    lax = [m for m in made if m.compiles is not None]
+    if lax:
+        return _fresh_lax(job, lax, how)
     groups = jit_watch.repeated(made)
     key, same = groups.most_common(1)[0] if groups else ("", 0)
     name = next((m.name for m in made if m.key == key), made[0].name)
@@ -307,3 +312,33 @@ def confirm_fresh_callable(job: Job) -> Verdict:
         return verdict(CONFIRMED, f"{compiles} compiles of the same {name}", record)
     return verdict(NOT_REPRODUCED, f"line {job.line} made {len(made)} jitted object(s), "
                                    f"{same} of the same computation", record)
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
+def _fresh_lax(job: Job, calls: list, how: str) -> Verdict:
+    """JAX402 at an eager `lax.while_loop` / `scan` / `cond` (...): the calls at the line with
+    the same computation (the functions' code and bound values, the operands' shapes), and
+    the compiles of the loop itself in those whose functions were new objects. Shapes that
+    change, or a cache the program cleared, compile too, but not because of a fresh function."""
+    groups = Counter(m.key for m in calls)
+    key, same = groups.most_common(1)[0]
+    group = [m for m in calls if m.key == key]
+    compiles = sum(m.compiles for m in group if m.fresh)
+    eager = sum(m.compiles for m in calls)
+    name = group[0].name
+    record = CompileEvidence(
+        compiles=compiles, calls=same, how=how,
+        note=f"line {job.line} called lax.{name} {_times(len(calls))} ({how}), {same} with the "
+             f"same computation and operand shapes; {sum(m.fresh for m in group)} of those "
+             f"with new function objects, which compiled {_times(compiles)}"
+             + (f" ({eager} compiles at the line in all)" if eager != compiles else "")
+             + ("" if eager else ": none ran eagerly (under a trace, the enclosing jit compiles it)"))
+    # As for jit objects: most calls compile anew, and at least twice.
+    if same >= 2 and compiles >= 2 and 2 * compiles > same:
+        return verdict(CONFIRMED, f"{compiles} compiles of the same lax.{name} in {same} calls",
+                       record)
+    return verdict(NOT_REPRODUCED, f"lax.{name} at line {job.line}: {compiles} compile(s) of the "
+                                   f"same computation in {same} call(s)", record)

@@ -22,6 +22,7 @@ import inspect
 import io
 import os
 import sys
+import weakref
 from collections import Counter
 from typing import Any, Optional
 
@@ -30,6 +31,10 @@ import jax
 from jaxlint.confirm.verdicts.base import first_line
 
 MAX_RECORDS = 200
+# lax control flow that compiles itself when called outside jit, and the names it compiles
+# under (jax 0.10.2: fori_loop and map compile `jit(scan)`, or `jit(while)`; switch `jit(cond)`).
+LAX_CALLS = ("while_loop", "fori_loop", "scan", "map", "cond", "switch")
+LAX_COMPILES = ("jit(while)", "jit(scan)", "jit(cond)")
 
 
 @dataclasses.dataclass
@@ -55,25 +60,51 @@ class Made:
     key: str  # what it wraps, compared between the objects made at one line
     name: str
     calls: int = 0
+    # An eager lax loop or cond (one call each): the compiles of its own `jit(while)` /
+    # `jit(scan)` / `jit(cond)` during the call. None for a jax.jit object, whose compiles are
+    # counted by its name.
+    compiles: Optional[int] = None
+    fresh: bool = True  # an eager lax call: one of its functions was a new object
 
 
-def describe(fun, depth: int = 3) -> str:
-    """What a callable computes, as far as a cache could tell: code and bound values."""
+def describe(fun, depth: int = 3, by_shape: bool = False) -> str:
+    """What a callable computes, as far as a cache could tell: code and bound values (bound
+    arrays by identity, or `by_shape`)."""
     if depth <= 0:
         return type(fun).__name__
     if isinstance(fun, functools.partial):
-        return f"partial({describe(fun.func, depth - 1)}, {_values(fun.args)}, " \
-               f"{_values(sorted(fun.keywords.items()))})"
+        return f"partial({describe(fun.func, depth - 1, by_shape)}, " \
+               f"{_values(fun.args, by_shape)}, {_values(sorted(fun.keywords.items()), by_shape)})"
     if inspect.ismethod(fun):
-        return f"method({describe(fun.__func__, depth - 1)}, self@{id(fun.__self__):x})"
+        return f"method({describe(fun.__func__, depth - 1, by_shape)}, self@{id(fun.__self__):x})"
     code = getattr(fun, "__code__", None)
     if code is None:
         inner = getattr(fun, "__wrapped__", None)
-        return f"wrapped({describe(inner, depth - 1)})" if inner is not None else \
+        return f"wrapped({describe(inner, depth - 1, by_shape)})" if inner is not None else \
             f"{type(fun).__name__}@{id(fun):x}"
     cells = [c.cell_contents for c in (fun.__closure__ or ()) if _filled(c)]
-    return f"{code.co_filename}:{code.co_firstlineno}:{code.co_name}({_values(cells)}; " \
-           f"{_values(fun.__defaults__ or ())})"
+    return f"{code.co_filename}:{code.co_firstlineno}:{code.co_name}(" \
+           f"{_values(cells, by_shape)}; {_values(fun.__defaults__ or (), by_shape)})"
+
+
+def _lax_key(args, kwargs) -> str:
+    """What an eager lax control-flow call computes, as its compile cache could tell: the code
+    and bound values of its functions, with arrays by shape (a closed-over array is an operand
+    of the compiled loop, not part of it), and the shapes of its operands."""
+    parts = []
+    for v in (*args, *(x for _, x in sorted(kwargs.items()))):
+        funs = v if isinstance(v, (list, tuple)) and v and all(callable(f) for f in v) else [v]
+        if all(callable(f) for f in funs):
+            parts += [describe(f, by_shape=True) for f in funs]
+            continue
+        parts.append(",".join(_aval(x) for x in jax.tree_util.tree_leaves(v)))
+    return "; ".join(parts)
+
+
+def _aval(x) -> str:
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return f"{x.dtype}{list(x.shape)}"
+    return repr(x) if isinstance(x, (int, float, bool, str, type(None))) else type(x).__name__
 
 
 def _name(fun) -> str:
@@ -96,15 +127,17 @@ def _filled(cell) -> bool:
     return True
 
 
-def _values(values) -> str:
+def _values(values, by_shape: bool = False) -> str:
     out = []
     for v in values:
         if isinstance(v, (int, float, str, bool, type(None))):
             out.append(repr(v))
         elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
-            out.append(f"{v[0]}={_values([v[1]])}")
+            out.append(f"{v[0]}={_values([v[1]], by_shape)}")
         elif callable(v):
-            out.append(describe(v, 1))
+            out.append(describe(v, 1, by_shape))
+        elif by_shape and hasattr(v, "shape") and hasattr(v, "dtype"):
+            out.append(_aval(v))
         else:
             out.append(f"{type(v).__name__}@{id(v):x}")
     return ", ".join(out)
@@ -132,6 +165,7 @@ class JitWatch:
         self.imported: Optional[int] = None  # len(self.made) once the program's import ended
         self.calls: list[Call] = []
         self.made: list[Made] = []
+        self.lax_seen: dict = {}  # (line, _lax_key) -> weak references to the functions passed
         self.original = jax.jit
 
     def _caller_line(self, depth: int) -> Optional[int]:
@@ -198,6 +232,37 @@ class JitWatch:
                 and sum(c.code is rec.code for c in self.calls) < 3:
             call.args, call.kwargs = tuple(args), dict(kwargs)
         self.calls.append(call)
+
+    def lax(self, name: str, original, compiled):
+        """`jax.lax.<name>` watched: a call at a JAX402 line is recorded as one Made, with the
+        compiles of the loop or cond itself during the call (none under a trace: the
+        enclosing jit compiles it) and whether its functions are new objects."""
+
+        @functools.wraps(original)
+        def call(*args, **kwargs):
+            line = self._caller_line(2)
+            if line is None or line not in self.lines or len(self.made) >= MAX_RECORDS:
+                return original(*args, **kwargs)
+            funs = [f for v in (*args, *kwargs.values())
+                    for f in (v if isinstance(v, (list, tuple)) else [v]) if callable(f)]
+            key = _lax_key(args, kwargs)
+            seen = self.lax_seen.setdefault((line, key), [])
+            fresh = not all(any(ref() is f for ref in seen) for f in funs)
+            for f in funs:
+                try:
+                    seen.append(weakref.ref(f))
+                except TypeError:  # no weak reference: kept alive instead, never "fresh"
+                    seen.append(lambda f=f: f)
+            del seen[:-64]
+            before = compiled()
+            out = original(*args, **kwargs)
+            # A call whose functions the cache has seen alive compiles for another reason
+            # (the program cleared the caches): not the fresh-function compile.
+            made = Made(line, key, name, calls=1, compiles=compiled() - before, fresh=fresh)
+            self.made.append(made)
+            return out
+
+        return call
 
     def made_at(self, first: int, last: int, since: int = 0, upto: Optional[int] = None) -> list[Made]:
         """The jitted objects made at these lines, of those made[since:upto] (the import's,
@@ -330,6 +395,13 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
                 probe.outputs = watch.outputs
                 probe.own = (findings[i].get("function") or "<module>").rsplit(".", 1)[-1]
     jax.jit = watch.jit
+    if lines:
+        def compiled() -> int:
+            counts = state["compiles"]
+            return sum(counts[n] for n in LAX_COMPILES)
+
+        for name in LAX_CALLS:
+            setattr(jax.lax, name, watch.lax(name, getattr(jax.lax, name), compiled))
     state["jit_watch"] = watch
     return watch
 
