@@ -25,10 +25,6 @@ NOT_CONFIRMED = {
     ("JAX503", 0, 6): "the split keys' draws meet at line 8 in a value the example never reads",
     ("JAX503", 2, 20): "update's draws and the new noise meet in `params`, never read",
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
-    ("JAX403", 5, 30): "eqx.filter_jit compiles through its own cached jit wrapper, which the compile "
-                       "watch does not follow: no compile is seen at the line",
-    ("JAX403", 6, 12): "eqx.filter_jit: its own cached jit wrapper is not followed by the compile watch",
-    ("JAX403", 7, 21): "eqx.filter_jit: its own cached jit wrapper is not followed by the compile watch",
     ("JAX403", 10, 15): "needs optax, which the test environment does not install (could not run: package)",
     ("JAX407", 2, 7): "50 unrolled iterations of a ~12-operation body: the lint's cost estimate reports it, "
                       "the recipe's threshold (100 iterations) does not",

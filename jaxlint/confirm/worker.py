@@ -45,6 +45,9 @@ class State(dict):
     """Compile counts, cache-miss records and random draws, shared with the recipes."""
 
 
+_OTHER_FILES: dict = {}  # target -> code files that are not it (the target is realpath'd)
+
+
 def _install(state: State, jax) -> None:
     from jaxlint.confirm.verdicts.base import CompileBudget
 
@@ -53,6 +56,21 @@ def _install(state: State, jax) -> None:
     def on_duration(name, secs, fun_name=None, **kw):
         if name == "/jax/core/compile/backend_compile_duration":
             state["compiles"][fun_name] += 1
+            sites = state.get("compile_sites")
+            if sites is not None and len(sites) < 2000:
+                # The target file's lines on the stack: JAX logs no cache miss for a function
+                # a library wraps (eqx.filter_jit), and this is where its compile was asked.
+                target, frame, lines = state.get("path"), sys._getframe(1), []
+                others = _OTHER_FILES.setdefault(target, set())
+                while frame is not None:
+                    name = frame.f_code.co_filename
+                    if name == target or name not in others and os.path.realpath(name) == target:
+                        lines.append(frame.f_lineno)
+                    else:
+                        others.add(name)
+                    frame = frame.f_back
+                if lines:
+                    sites.append((str(fun_name), tuple(lines)))
             # Eager ops compile too (jit(iota)): only the file's own functions spend the budget.
             if str(fun_name)[4:-1] not in state.get("user_names", ()):
                 return
@@ -297,7 +315,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     # key-reuse finding needs them.
     state["traced_draws"] = any(str(f.get("code")).startswith("JAX50")
                                 or (f.get("confirm") or {}).get("kind") == "prng" for f in findings)
-    state.update(path=path, misses=[], draws=[], compiles=collections.Counter(),
+    state.update(path=path, misses=[], draws=[], compiles=collections.Counter(), compile_sites=[],
                  budget=state["budget_total"] * 5)
     from jaxlint.confirm.flow import FLOW
     FLOW.reset(path, enabled=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
@@ -350,6 +368,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
         # What ran before the error is defined: the recipes still run on it.
         module = sys.modules.get(f"_jaxlint_target_{index}") or sys.modules.get(job.get("modname") or "")
     state["import_misses"] = list(state["misses"])
+    state["import_sites"] = list(state["compile_sites"])
     jitted = state.get("jit_watch")
     if jitted is not None:
         jitted.imported = len(jitted.made)  # what the program's own import made

@@ -86,8 +86,9 @@ def verdict(kind: str, summary: str, evidence: Union[Evidence, str] = "", shapes
 def _why(text: str) -> str:
     text = text.lower()
     for words, why in ((("timed out", "time", "too slow"), "time"),
-                       (("no module named", "modulenotfounderror", "not installed"), "package"),
-                       (("no such file", "filenotfounderror"), "file"),
+                       (("no module named", "modulenotfounderror", "not installed",
+                         "missing module", "missing name in module"), "package"),
+                       (("no such file", "filenotfounderror", "missing file"), "file"),
                        (("device", "backend", "gpu", "tpu"), "device"),
                        (("no recipe",), "no-recipe"),
                        (("argument", "shapes", "self`", "signature"), "arguments")):

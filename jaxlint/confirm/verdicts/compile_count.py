@@ -64,6 +64,27 @@ def misses_at(job: Job, records: list[str]) -> list[str]:
     return out
 
 
+def compiled_at(job: Job, records: list[str], sites: list[tuple]) -> list[str]:
+    """The compiles of the finding's function asked at the flagged line (the line on the stack
+    when the compile event fired), for a function JAX logs no cache miss for: a jit a library
+    makes for it (eqx.filter_jit's own cached jit lives in equinox's files, whose functions
+    JAX's log leaves out). Where JAX logs misses for the function, those are the evidence."""
+    want = re.fullmatch(r"\w+\((\w+)\)", str(job.confirm.get("fun_name") or ""))
+    if want is None:
+        return []
+    name = want.group(1)
+    for rec in records:
+        fn = _MISSED_FN.search(rec)
+        if fn and name in (fn.group(1), fn.group(2)):
+            return []
+    wrapper = str(job.confirm.get("fun_name")).split("(")[0]
+    return [f"jit({name}) compiled with line {job.line} on the stack (compile {i}; JAX logs no "
+            f"cache miss for a {wrapper} function, so the compile events are counted)"
+            for i, (fn, lines) in enumerate(
+                [s for s in sites if s[0] == f"jit({name})"
+                 and any(job.line <= ln <= job.end_line for ln in s[1])], 1)]
+
+
 def _exclude_from_source_info() -> None:
     """JAX names the first frame outside itself as a call site ("TRACING CACHE MISS at ...");
     the recorder's wrapper lives here, so skip this file and the user's line is named."""
@@ -166,6 +187,7 @@ def confirm(job: Job) -> Verdict:
     and the distinct cache keys (argument signatures) the call at the line used."""
     state = job.state
     records = list(state["import_misses"])
+    sites = list(state.get("import_sites") or ())
     ran = state["import_watch"].ran(job.line, job.end_line, job.key)
     how = "at import"
     shapes = ""
@@ -177,7 +199,7 @@ def confirm(job: Job) -> Verdict:
         last = None
         for a in job.args_list(entry, sig, is_method, static, concrete=True):
             jax.clear_caches()  # count the compiles of this run, not of the import
-            start = len(state["misses"])
+            start, site_start = len(state["misses"]), len(state["compile_sites"])
             state["budget"], state["spent"] = state["budget_total"], 0
             recorder = _CallRecorder(job)
             try:
@@ -191,12 +213,13 @@ def confirm(job: Job) -> Verdict:
                 continue
             # Only this run's misses: the import's were before jax.clear_caches().
             records = state["misses"][start:]
+            sites = state["compile_sites"][site_start:]
             ran, shapes, last = job.ran_line(w), a.shapes, None
             break
         if last is not None:
             return verdict(COULD_NOT_RUN, f"the function raised {type(last[0]).__name__}",
                            f"{first_line(last[0])} (with {last[1]})", last[1])
-    misses = misses_at(job, records)
+    misses = misses_at(job, records) or compiled_at(job, state["misses"], sites)
     # The second miss shows what changed between the first two calls at the line.
     evidence = misses[min(1, len(misses) - 1)].strip() if misses else ""
     if ran == 0:

@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import linecache
 import os
+import re
 import types
 from typing import ClassVar, Optional
 
@@ -84,7 +85,8 @@ def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
     if isinstance(exc, CompileBudget):
         if kind in ("recompile", "overhead"):
             job = Job(None, path, finding, target, state)
-            misses = compile_count.misses_at(job, state["misses"])
+            misses = compile_count.misses_at(job, state["misses"]) or compile_count.compiled_at(
+                job, state["misses"], state.get("compile_sites") or [])
             if len(misses) >= 2 and kind == "recompile":
                 return verdict(CONFIRMED, f"{len(misses)} compiles at line {line} during import",
                                compile_count.CompileEvidence(
@@ -131,10 +133,34 @@ def import_verdict(path: str, finding: dict, target: Optional[types.CodeType],
 
 def _missing(exc: BaseException) -> str:
     """What the machine lacks, when the import says so: a module (a package not installed, or
-    one of the project's own not on the path) or a file (a data set,
-    a checkpoint), named first in the summary."""
+    one of the project's own not on the path), a name a module lacks (another version is
+    installed), a file (a data set, a checkpoint) or a device (a GPU, a device count), named
+    first in the summary."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         return f"missing module {exc.name}: "
+    if isinstance(exc, ImportError) and exc.name and exc.name.split(".")[0] != "jax":
+        # `from pkg import name` that pkg lacks: the installed version differs from the
+        # project's (a removed jax name is JAX9xx's evidence, not a missing package).
+        return f"missing name in module {exc.name} (another version installed): "
     if isinstance(exc, FileNotFoundError):
         return f"missing file {exc.filename or ''}: ".replace(" :", ":")
+    if _DEVICE.search(str(exc)):
+        return f"missing device ({_clip(first_line(exc))}): "
+    frame = innermost_user_frame(exc)
+    if isinstance(exc, AssertionError) and frame is not None and \
+            _DEVICE_CALL.search(linecache.getline(frame.filename, frame.line)):
+        # `assert jax.device_count() >= 8`: the program wants more devices than this machine.
+        return f"missing device (line {frame.line} asserts the device count): "
     return ""
+
+
+# What JAX says when a backend or devices the program asks for are not on this machine.
+_DEVICE = re.compile(r"Unknown backend|no platforms that are instances of|"
+                     r"not enough devices|devices? (?:is|are) not available|"
+                     r"requires? (?:at least )?\d+ devices|number of devices", re.I)
+_DEVICE_CALL = re.compile(r"\b(device_count|local_device_count|devices|local_devices|"
+                          r"process_count)\s*\(")
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[:n - 3] + "..."

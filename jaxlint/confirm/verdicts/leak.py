@@ -61,13 +61,14 @@ def _in_target(job: Job, file: str, line: int) -> bool:
     return first <= line <= last
 
 
-def _made_by_target(job: Job, tracer) -> bool:
+def _made_by_target(job: Job, tracer, unknown: bool = True) -> bool:
     """The tracer belongs to a trace of the flagged function (or of a body nested in it):
-    its trace's debug info names the traced function and its def line."""
+    its trace's debug info names the traced function and its def line. `unknown`: the answer
+    when the private API moved (a tracer new since our own trace is the flagged one's)."""
     try:
         info = tracer._trace.frame.debug_info.func_src_info  # "leaky at /path/mod.py:27"
-    except Exception:  # noqa: BLE001 - private API moved: fall back to "new since our trace"
-        return True
+    except Exception:  # noqa: BLE001 - private API moved
+        return unknown
     m = re.search(r" at (?P<file>.+?):(?P<line>\d+)$", str(info or ""))
     return bool(m) and _in_target(job, m.group("file"), int(m.group("line")))
 
@@ -107,6 +108,9 @@ def confirm(job: Job) -> Verdict:
         once = _runs_once(job, f"self.{attr}", None, None, None, None, None, None)
         if once is not None:
             return once
+    left = _left_by_program(job, attr)
+    if left is not None:
+        return left
     entry = job.entry()
     sig, is_method, static, jitted, eager = job.callables(entry)
     name = job.confirm.get("global_name")
@@ -174,6 +178,26 @@ def confirm(job: Job) -> Verdict:
         return verdict(COULD_NOT_RUN, f"the function raised {type(last_err[0]).__name__}",
                        f"{first_line(last_err[0])} (with {last_err[1]})", last_err[1])
     return verdict(COULD_NOT_RUN, f"line {job.line} never ran", f"tried: {' | '.join(tried)}")
+
+
+def _left_by_program(job: Job, attr: Optional[str]) -> Optional[Verdict]:
+    """A tracer the program's own run left in its state: reachable from a module global (the
+    flagged global, or an object's flagged attribute: `trainer.params[0]` for `self.params`),
+    made by a trace of the flagged function. Nothing is traced or built here: this is what
+    the program holds after its import, `self` included when the program made it."""
+    if job.module is None:
+        return None
+    name = job.confirm.get("global_name")
+    where = re.compile(rf"[^.\[]+(\.[^.\[]+)*\.{re.escape(attr)}\b" if attr
+                       else rf"{re.escape(name)}\b" if name else r"$^")
+    found = [p for p, t in _tracers_in(_roots(job))
+             if where.match(p) and _made_by_target(job, t, unknown=False)]
+    if not found:
+        return None
+    return verdict(CONFIRMED, f"tracer leaked into {found[0]}", LeakEvidence(
+        where=found[0], reported_by="the program's own run",
+        note=f"after the program ran, {', '.join(found[:3])} holds a tracer made while "
+             f"tracing {job.f.get('function')}"))
 
 
 @dataclasses.dataclass
