@@ -30,9 +30,6 @@ NOT_CONFIRMED = {
                       "the recipe's threshold (100 iterations) does not",
     ("JAX502", 14, 15): "the draws run inside a compiled call (the jitted add_noise), where their numbers "
                         "are not followed",
-    ("JAX102", 6, 23): "a method jitted with `self` static on an instance whose constructor needs "
-                       "arguments: the recipe builds `self` itself (Trainer() raises TypeError) instead "
-                       "of running the module's own `trainer.step(...)`",
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
     ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
                        "one call cannot show a batch reused",

@@ -85,7 +85,7 @@ def verdict(kind: str, summary: str, evidence: Union[Evidence, str] = "", shapes
 
 def _why(text: str) -> str:
     text = text.lower()
-    for words, why in ((("timed out", "time", "too slow"), "time"),
+    for words, why in ((("timed out", "time limit", "too slow"), "time"),  # not "RuntimeError"
                        (("no module named", "modulenotfounderror", "not installed",
                          "missing module", "missing name in module"), "package"),
                        (("no such file", "filenotfounderror", "missing file"), "file"),
