@@ -257,6 +257,12 @@ class Job:
         return sig, is_method, static, jitted, eager
 
     def instance(self, cls: type):
+        """`self` for a method: an instance the program built (found from its module globals,
+        made with its own constructor arguments), else one built here with no arguments."""
+        made = self.program_instance(cls)
+        if made is not None:
+            self.factory_args = f"self: the program's `{made[0]}`"
+            return made[1]
         try:
             return cls()
         except Exception as first:
@@ -271,6 +277,28 @@ class Job:
             except Exception:
                 raise Unrunnable(f"cannot build `self`: {cls.__name__}() raised "
                                  f"{first_line(first)}") from None
+
+    def program_instance(self, cls: type) -> Optional[tuple[str, Any]]:
+        """(where, object) of the first instance of exactly `cls` the program holds: a module
+        global, or an attribute or item of one (`runner.model`, `models[0]`)."""
+        if self.module is None:
+            return None
+        level = [(name, v) for name, v in list(vars(self.module).items())
+                 if not name.startswith("__")]
+        for _ in range(2):
+            nxt = []
+            for where, v in level:
+                if type(v) is cls:
+                    return where, v
+                if isinstance(v, (list, tuple)):
+                    nxt += [(f"{where}[{i}]", x) for i, x in enumerate(v[:20])]
+                elif isinstance(v, dict):
+                    nxt += [(f"{where}[{k!r}]", x) for k, x in list(v.items())[:20]]
+                elif hasattr(v, "__dict__") and not isinstance(v, (type, types.ModuleType,
+                                                                    types.FunctionType)):
+                    nxt += [(f"{where}.{k}", x) for k, x in list(vars(v).items())[:20]]
+            level = nxt
+        return None
 
     def args_list(self, entry: Entry, sig, is_method: bool, static: set, concrete: bool):
         """Argument sets, best first: the user's example call, then the calls the module
