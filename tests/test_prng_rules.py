@@ -506,3 +506,60 @@ def test_a_draw_that_does_not_depend_on_its_key_spends_nothing(lint):
     assert findings(lint, code.replace("ZERO", "0.").replace("MAXVAL", "1")) == []
     assert findings(lint, code.replace("ZERO", "1.").replace("MAXVAL", "2")) == [(6, "JAX501"), (9, "JAX501")]
 
+
+_FACTORY = '''
+import jax
+from jax import random
+
+
+class Rational:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    @classmethod
+    def create_random(cls):
+        key = random.PRNGKey(1703)
+        a = random.uniform(key, (7,))
+        b = random.uniform(key, (8,))
+        return cls(a, b)
+
+    @classmethod
+    def create_ones(cls):
+        return cls(jax.numpy.ones(7), jax.numpy.ones(8))
+
+
+model = Rational.create_ones()
+# model = Rational.create_random()
+'''
+
+
+def _codes(path):
+    from jaxlint.config import Settings
+    from jaxlint.linter import lint_file
+
+    return [(f.line, f.code) for f in lint_file(str(path), Settings(select=PRNG)).findings]
+
+
+def test_reuse_in_a_function_nothing_runs_is_not_reported(tmp_path):
+    pytest.importorskip("jax")
+    namespace = {}
+    exec(compile(_FACTORY, "factory", "exec"), namespace)
+    made = namespace["Rational"].create_random()
+    assert (made.b[:7] == made.a).all()  # the reuse is real, were the factory called
+    (tmp_path / "pyproject.toml").write_text("")
+    script = tmp_path / "experiment.py"
+    script.write_text(_FACTORY)  # its only call is commented out
+    assert _codes(script) == []
+    called = tmp_path / "called.py"
+    called.write_text(_FACTORY.replace("# model = ", "model = "))
+    assert _codes(called) == [(14, "JAX501")]
+    # A module another file imports, or one inside a package, may be called from there.
+    imported = tmp_path / "factories.py"
+    imported.write_text(_FACTORY)
+    (tmp_path / "train.py").write_text("from factories import Rational\n")
+    assert _codes(imported) == [(14, "JAX501")]
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    library = tmp_path / "pkg" / "coefs.py"
+    library.write_text(_FACTORY)
+    assert _codes(library) == [(14, "JAX501")]
