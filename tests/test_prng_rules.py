@@ -540,26 +540,32 @@ def _codes(path):
     return [(f.line, f.code) for f in lint_file(str(path), Settings(select=PRNG)).findings]
 
 
+def _project(root, files):
+    """A project folder: a `pyproject.toml` and the given files; the first file's path."""
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root / next(iter(files))
+
+
 def test_reuse_in_a_function_nothing_runs_is_not_reported(tmp_path):
     pytest.importorskip("jax")
     namespace = {}
     exec(compile(_FACTORY, "factory", "exec"), namespace)
     made = namespace["Rational"].create_random()
     assert (made.b[:7] == made.a).all()  # the reuse is real, were the factory called
-    (tmp_path / "pyproject.toml").write_text("")
-    script = tmp_path / "experiment.py"
-    script.write_text(_FACTORY)  # its only call is commented out
+    # Its only call commented out, a copy of it in another script: dead.
+    script = _project(tmp_path / "a", {"experiment.py": _FACTORY, "experiment_3d.py": _FACTORY})
     assert _codes(script) == []
-    called = tmp_path / "called.py"
-    called.write_text(_FACTORY.replace("# model = ", "model = "))
+    called = _project(tmp_path / "b", {"called.py": _FACTORY.replace("# model = ", "model = ")})
     assert _codes(called) == [(14, "JAX501")]
-    # A module another file imports, or one inside a package, may be called from there.
-    imported = tmp_path / "factories.py"
-    imported.write_text(_FACTORY)
-    (tmp_path / "train.py").write_text("from factories import Rational\n")
-    assert _codes(imported) == [(14, "JAX501")]
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    library = tmp_path / "pkg" / "coefs.py"
-    library.write_text(_FACTORY)
-    assert _codes(library) == [(14, "JAX501")]
+    # A module of a package whose function no other file names is dead too; one that a
+    # script, a test or the docs name may be called from there.
+    library = _project(tmp_path / "c", {"pkg/coefs.py": _FACTORY, "pkg/__init__.py": ""})
+    assert _codes(library) == []
+    for other in ("train.py", "README.md"):
+        text = "from pkg.coefs import Rational\nRational.create_random()\n"
+        library = _project(tmp_path / other.replace(".", "_"), {"pkg/coefs.py": _FACTORY, other: text})
+        assert _codes(library) == [(14, "JAX501")]

@@ -1,19 +1,20 @@
-"""Functions that nothing runs: defined in a script or notebook, and named nowhere else.
+"""Functions that nothing runs: named nowhere but in their own `def`, in the whole project.
 
 A key reused inside such a function repeats numbers nobody draws (a `create_random`
 factory whose only call is commented out), so the key rules do not report it. A
 function counts as run when anything could call it:
 
-- its name appears in the file outside its own `def` (a call, a reference, a string
+- its name appears in its file outside its own `def` (a call, a reference, a string
   such as `__all__` or `getattr(mod, "name")`; comments do not count);
+- its name appears in any other text file of the project, other than in a `def` (a
+  copy of the function) or a commented-out line of code: code, tests, notebooks, docs, scripts, configs (a library's
+  public function is called, tested, exported or documented there; a script's
+  function is reached through `import`);
 - it is a method other than a `classmethod` / `staticmethod` (a framework or a base
-  class may call `setup`, `__call__`, `forward`), a dunder, a test or a fixture, or
-  it carries a decorator that may register it (`@app.command`, `@pytest.fixture`);
-- its file may be imported: a module inside a package (its directory holds an
-  `__init__.py`: library code is called from outside the project), a module whose
-  name another file of the project mentions (`import nb1`, `%run nb1.py`), or a file
-  that hands its names to a command line or reads them by name (`fire.Fire()`,
-  `globals()`, `getattr`, `eval`).
+  class may call `setup`, `__call__`, `forward`), a dunder, a test, `main`, or it
+  carries a decorator that may register it (`@app.command`, `@pytest.fixture`);
+- its file reaches its names by name (`fire.Fire()`, `globals()`, `getattr`, `eval`),
+  or the project has more files than are read.
 
 A notebook is a program of its own: its functions are run from its cells or not at all.
 """
@@ -39,6 +40,10 @@ _WRAPPING_PREFIXES = ("jax.", "functools.", "equinox.", "flax.", "chex.")
 # Names a file uses to reach its own functions by name.
 _BY_NAME = re.compile(r"\b(Fire|globals|getattr|eval|exec|vars|locals|__dict__)\b")
 _CODE_SUFFIXES = (".py", ".ipynb")
+# A `def` names the function it makes; a copy of the function in another file calls nothing.
+_DEF = re.compile(rb"\bdef\s+\w+")
+_COMMENT_LINE = re.compile(rb"^[ \t]*#.*$", re.MULTILINE)
+_NOTEBOOK_COMMENT_LINE = re.compile(rb'^[ \t]*"[ \t]*#.*$', re.MULTILINE)  # a line of a cell's JSON
 
 
 def never_called(model: FileModel, function: Optional[FunctionInfo]) -> bool:
@@ -47,10 +52,38 @@ def never_called(model: FileModel, function: Optional[FunctionInfo]) -> bool:
     while function is not None:
         chain.append(function)
         function = function.enclosing
-    return any(_unnamed(model, f) for f in chain) and _program_file(model)
+    unnamed = [f for f in chain if _unnamed(model, f)]
+    if not unnamed or _BY_NAME.search(model.module.code):
+        return False
+    if model.path.endswith(".ipynb"):
+        return True
+    if not model.path.endswith(".py") or not os.path.isfile(model.path):
+        return False
+    counts = _files_mentioning(_root(os.path.dirname(os.path.abspath(model.path))))
+    if counts is None:
+        return False  # too many files to read: a caller may be among those left out
+    data = read_bytes(model.path, 1 << 20)
+    if not isinstance(data, bytes):
+        return False
+    return any(counts.get(f.name.encode(), 0) - _mentions(f.name, data) == 0 for f in unnamed)
+
+
+def _mentions(word: str, data: bytes) -> int:
+    return 1 if re.search(rb"\b" + re.escape(word.encode()) + rb"\b", _named(".py", data)) else 0
+
+
+def _named(path: str, data: bytes) -> bytes:
+    """The text of a file that can name a function to run: without `def` names, and
+    without whole-line comments of code (a call commented out runs nothing)."""
+    if path.endswith(".py"):
+        data = _COMMENT_LINE.sub(b"", data)
+    elif path.endswith(".ipynb"):
+        data = _NOTEBOOK_COMMENT_LINE.sub(b"", data)
+    return _DEF.sub(b"", data)
 
 
 def _unnamed(model: FileModel, function: FunctionInfo) -> bool:
+    """Nothing in its own file names `function` but its `def` (nor may call it unnamed)."""
     node = function.node
     if not isinstance(node, cst.FunctionDef):
         return False
@@ -66,26 +99,6 @@ def _unnamed(model: FileModel, function: FunctionInfo) -> bool:
         return False
     word = re.compile(rf"\b{re.escape(name)}\b")
     return not any(word.search(s.value) for s in model.nodes(cst.SimpleString, cst.FormattedStringText))
-
-
-def _program_file(model: FileModel) -> bool:
-    """A notebook, or a script that nothing else can import or call by name."""
-    path = model.path
-    if path.endswith(".ipynb"):
-        return not _BY_NAME.search(model.module.code)
-    if not path.endswith(".py") or not os.path.isfile(path) or _BY_NAME.search(model.module.code):
-        return False
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.exists(os.path.join(directory, "__init__.py")):
-        return False
-    stem = os.path.splitext(os.path.basename(path))[0]
-    counts = _files_mentioning(_root(directory))
-    if counts is None:
-        return False  # too many files to read: an importer may be among those left out
-    mentions = counts.get(stem.encode(), 0)
-    data = read_bytes(path, 1 << 20)
-    own = isinstance(data, bytes) and re.search(rb"\b" + re.escape(stem.encode()) + rb"\b", data) is not None
-    return mentions - own == 0
 
 
 @functools.lru_cache(maxsize=16)
@@ -118,14 +131,13 @@ def _holds_code(d: str) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _files_mentioning(root: str) -> Optional[Counter]:
-    """Per word, how many code files of the project hold it; None past the files
-    `_text_files` reads."""
+    """Per word, how many text files of the project (code, docs, scripts, configs) hold
+    it; None past the files `_text_files` reads."""
     counts: Counter = Counter()
     for count, path in enumerate(_text_files(root), 1):
         if count >= _MAX_FILES:
             return None
-        if path.endswith(_CODE_SUFFIXES):
-            data = read_bytes(path, 1 << 20)
-            if isinstance(data, bytes):
-                counts.update(set(re.findall(rb"\w+", data)))
+        data = read_bytes(path, 1 << 20)
+        if isinstance(data, bytes):
+            counts.update(set(re.findall(rb"\w+", _named(path, data))))
     return counts
