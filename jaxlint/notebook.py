@@ -83,6 +83,7 @@ class CellCode:
     source: str  # the cell's own text
     python: list[str]  # the same number of lines, IPython syntax replaced
     offsets: list[int]  # per line: columns removed from the start of the line
+    executed: bool = True  # False when its `execution_count` is null: the cell never ran
 
 
 @dataclass
@@ -90,6 +91,11 @@ class Notebook:
     path: str
     cells: list[CellCode]
     language: str = "python"
+
+    @property
+    def ran(self) -> bool:
+        """Some code cell ran before the notebook was saved."""
+        return any(cell.executed for cell in self.cells)
 
 
 def _indent(line: str) -> str:
@@ -292,7 +298,8 @@ def load(path: str, data: Optional[bytes] = None) -> Union[Notebook, Diagnostic]
         if code_size > MAX_FILE_BYTES:
             return Diagnostic(path, f"notebook has more than {MAX_FILE_BYTES // (1024 * 1024)} MiB "
                                     f"of code; skipped")
-        out.append(CellCode(number, src, *converted))
+        executed = not ("execution_count" in cell and cell["execution_count"] is None)
+        out.append(CellCode(number, src, *converted, executed=executed))
     return Notebook(path, out, lang)
 
 
@@ -340,6 +347,8 @@ def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
         if err is not None:
             if _parses_with_top_level_await(cell.python):
                 continue  # IPython's autoawait: valid in a notebook, not analysable as a module
+            if not cell.executed and nb.ran and _note_line(cell.python, err.lineno):
+                continue  # a note kept in a cell nobody ran (a terminal command, pasted output)
             line = err.lineno or 1
             result.diagnostics.append(Diagnostic(
                 path, f"cell {cell.number}, line {line}: SyntaxError: {err.msg}; cell skipped",
@@ -355,6 +364,33 @@ def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
     result.findings = [_to_cell(f, where) for f in module.findings]
     result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+# Lines that are plainly no Python: a command for a terminal (a program that is no
+# IPython automagic, followed by its arguments), a list of IP addresses, a path or a
+# shell prompt at the start of a line, and the box-drawing characters of pasted
+# terminal output.
+SHELL_PROGRAMS = frozenset({
+    "apt", "apt-get", "bash", "brew", "chmod", "cmake", "conda", "curl", "deepspeed", "docker", "export",
+    "g++", "gcc", "gcloud", "git", "gsutil", "kubectl", "make", "mpiexec", "mpirun", "nvcc",
+    "nvidia-smi", "python", "python3", "qsub", "rsync", "salloc", "sbatch", "scp", "sh", "source",
+    "srun", "ssh", "sudo", "tar", "tmux", "torchrun", "unzip", "wget",
+})
+_COMMAND = re.compile(r"^\s*(?P<program>[\w+.-]+)\s+(?P<rest>\S.*)$")
+_ADDRESS = r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(:\d+)?"
+_NOTE_LINE = re.compile(rf"^\s*({_ADDRESS}(\s*[,;]?\s*{_ADDRESS})*\s*,?|[/$].*)$|[\u2500-\u257f]")
+
+
+def _note_line(lines: list[str], lineno: Optional[int]) -> bool:
+    """The line a cell fails on is plainly no Python (see SHELL_PROGRAMS)."""
+    if not lineno or not 0 < lineno <= len(lines):
+        return False
+    line = lines[lineno - 1]
+    if _NOTE_LINE.search(line):
+        return True
+    command = _COMMAND.match(line)
+    return command is not None and command.group("program") in SHELL_PROGRAMS \
+        and not command.group("rest").startswith(("=", "(", "[", ".", ","))
 
 
 def _parses_with_top_level_await(lines: list[str]) -> bool:

@@ -149,6 +149,39 @@ def test_a_notebook_whose_code_never_mentions_jax_is_skipped_like_a_module(tmp_p
     assert [d.code for d in lint_notebook(str(with_jax), Settings()).diagnostics] == ["E999"]
 
 
+def _ran(path: Path, *numbers: int) -> Path:
+    """Mark code cells (1-based, counting every cell) as run, as a saved notebook shows."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for count, number in enumerate(numbers, 1):
+        nb["cells"][number - 1]["execution_count"] = count
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("note", [
+    "mpirun -np 1 --hostfile infra/host_list python3 infra/mpi_test.py\n",
+    "gcloud alpha compute scp infra/ray_test.py test-0:~/$HOME/\n",
+    "10.128.15.204, 10.128.15.207, 10.128.15.201\n",
+    "/home/user/.local\u2502  WARNING: The scripts ray are installed in '/home/user/.local/bin'\n",
+])
+def test_a_note_in_a_cell_nobody_ran_is_not_a_syntax_error(tmp_path, note):
+    # A terminal command or pasted output kept in a scratch cell of a notebook whose other
+    # cells ran: IPython never ran it, and nobody would rewrite it on a SyntaxError.
+    path = _ran(_notebook(tmp_path, "import jax\n", note, "print(jax.devices())\n"), 1, 3)
+    assert lint_notebook(str(path), Settings()).diagnostics == []
+    # The same text in a cell that ran (and failed), or in a notebook saved without any
+    # run (no sign which cells are scratch), is reported.
+    ran = _ran(_notebook(tmp_path, "import jax\n", note, name="ran.ipynb"), 1, 2)
+    never = _notebook(tmp_path, "import jax\n", note, name="never.ipynb")
+    for path in (ran, never):
+        assert [d.code for d in lint_notebook(str(path), Settings()).diagnostics] == ["E999"]
+
+
+def test_python_with_a_typo_in_a_cell_nobody_ran_is_still_a_syntax_error(tmp_path):
+    path = _ran(_notebook(tmp_path, "import jax\n", "def f(x) return x\n", "source = 3\nsource (1\n"), 1)
+    assert [d.cell for d in lint_notebook(str(path), Settings()).diagnostics] == [2, 3]
+
+
 def test_a_cells_syntax_error_is_located_in_its_cell_in_json(tmp_path):
     # Tools that read the JSON (and the ledger) need the cell and the line in it, not row 1.
     path = _notebook(tmp_path, "import jax\n", "x = 1\nloss = # FINISH ME\n")

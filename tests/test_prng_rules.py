@@ -506,3 +506,66 @@ def test_a_draw_that_does_not_depend_on_its_key_spends_nothing(lint):
     assert findings(lint, code.replace("ZERO", "0.").replace("MAXVAL", "1")) == []
     assert findings(lint, code.replace("ZERO", "1.").replace("MAXVAL", "2")) == [(6, "JAX501"), (9, "JAX501")]
 
+
+_FACTORY = '''
+import jax
+from jax import random
+
+
+class Rational:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    @classmethod
+    def create_random(cls):
+        key = random.PRNGKey(1703)
+        a = random.uniform(key, (7,))
+        b = random.uniform(key, (8,))
+        return cls(a, b)
+
+    @classmethod
+    def create_ones(cls):
+        return cls(jax.numpy.ones(7), jax.numpy.ones(8))
+
+
+model = Rational.create_ones()
+# model = Rational.create_random()
+'''
+
+
+def _codes(path):
+    from jaxlint.config import Settings
+    from jaxlint.linter import lint_file
+
+    return [(f.line, f.code) for f in lint_file(str(path), Settings(select=PRNG)).findings]
+
+
+def _project(root, files):
+    """A project folder: a `pyproject.toml` and the given files; the first file's path."""
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root / next(iter(files))
+
+
+def test_reuse_in_a_function_nothing_runs_is_not_reported(tmp_path):
+    pytest.importorskip("jax")
+    namespace = {}
+    exec(compile(_FACTORY, "factory", "exec"), namespace)
+    made = namespace["Rational"].create_random()
+    assert (made.b[:7] == made.a).all()  # the reuse is real, were the factory called
+    # Its only call commented out, a copy of it in another script: dead.
+    script = _project(tmp_path / "a", {"experiment.py": _FACTORY, "experiment_3d.py": _FACTORY})
+    assert _codes(script) == []
+    called = _project(tmp_path / "b", {"called.py": _FACTORY.replace("# model = ", "model = ")})
+    assert _codes(called) == [(14, "JAX501")]
+    # A module of a package whose function no other file names is dead too; one that a
+    # script, a test or the docs name may be called from there.
+    library = _project(tmp_path / "c", {"pkg/coefs.py": _FACTORY, "pkg/__init__.py": ""})
+    assert _codes(library) == []
+    for other in ("train.py", "README.md"):
+        text = "from pkg.coefs import Rational\nRational.create_random()\n"
+        library = _project(tmp_path / other.replace(".", "_"), {"pkg/coefs.py": _FACTORY, other: text})
+        assert _codes(library) == [(14, "JAX501")]

@@ -40,6 +40,7 @@ from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
+from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
@@ -323,6 +324,12 @@ class _KeyFlow(Flow):
             if func in users and isinstance(func.node, cst.FunctionDef):
                 self.block(body(func.node), {})
         self.findings.extend(stored_key_findings(self))
+        # A function nothing runs draws nothing: its reuse repeats no numbers.
+        dead: dict = {}
+        for found in self.findings:
+            if found.use.function not in dead:
+                dead[found.use.function] = never_called(self.model, found.use.function)
+        self.findings = [found for found in self.findings if not dead[found.use.function]]
         self.findings.sort(key=lambda f: f.use.order)
         return self.findings
 
@@ -399,10 +406,11 @@ class _KeyFlow(Flow):
     def events(self, anchor: cst.CSTNode, state: dict) -> None:
         for use in self.uses_at.get(anchor, ()):
             spent = state.get(use.key, ())
-            if use.kind is KeyEvent.SPLIT and _keys_unused(self.model, use.call):
+            if (use.kind is KeyEvent.SPLIT and _keys_unused(self.model, use.call)) \
+                    or _numbers_unread(self.model, use):
                 state[use.key] = spent + (use,)
                 continue
-            earlier = [p for p in spent if not self._exclusive(p, use)]
+            earlier = [p for p in spent if not self._exclusive(p, use) and not _numbers_unread(self.model, p)]
             previous = self._meeting_previous(earlier, use) if earlier else None
             if previous is not None:
                 code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
@@ -580,6 +588,55 @@ def _keys_unused(model: FileModel, split: cst.Call) -> bool:
     return any(a.keyword is not None and a.keyword.value in RANDOMNESS_OFF_FLAGS
                and isinstance(a.value, cst.Name) and a.value.value == str(RANDOMNESS_OFF_FLAGS[a.keyword.value])
                for a in options)
+
+
+def _numbers_unread(model: FileModel, use: KeyUse) -> bool:
+    """A draw bound to names that nothing reads (`batch_index = permutation(key, n)[:b]`,
+    `batch_index` never mentioned again): its numbers are never used, so drawing them
+    again from the key, or splitting it afterwards, repeats nothing that matters. Any
+    other mention of the name in the function counts as a read; a module's global counts
+    only in a notebook (another module may import it)."""
+    if use.kind is not KeyEvent.SAMPLE or use.qualname not in RANDOM_SAMPLERS:
+        return False
+    node: cst.CSTNode = use.call
+    parent = model.parent(node)
+    while isinstance(parent, cst.Subscript) and parent.value is node:  # `permutation(...)[:b]`
+        node, parent = parent, model.parent(parent)
+    if not (isinstance(parent, cst.Assign) and parent.value is node):
+        return False
+    scope = model.scope_of(use.call)
+    if scope.kind == "module" and not model.path.endswith(".ipynb"):
+        return False
+    names = []
+    for target in parent.targets:
+        if not _names_only(target.target):
+            return False
+        names += [n.value for n in target_names(target.target)]
+    for name in names:
+        if name in scope.globals or name in scope.nonlocals:
+            return False
+        for mention in model.names_spelled(name):
+            if not _stored(model, mention) and _within_function(model, mention, use.function):
+                return False
+    return True
+
+
+def _within_function(model: FileModel, node: cst.CSTNode, function: Optional[FunctionInfo]) -> bool:
+    """`node` is in `function` or in a function nested in it (anywhere, for the module)."""
+    if function is None:
+        return True
+    found = model.function_of(node)
+    while found is not None and found is not function:
+        found = found.enclosing
+    return found is function
+
+
+def _stored(model: FileModel, name: cst.Name) -> bool:
+    """`name` is an assignment's target (alone or in a tuple), not a read."""
+    node, parent = name, model.parent(name)
+    while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
+        node, parent = parent, model.parent(parent)
+    return isinstance(parent, cst.AssignTarget) and parent.target is node
 
 
 def _constant_draw(model: FileModel, call: cst.Call, qualname: str) -> bool:
