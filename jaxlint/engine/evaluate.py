@@ -653,7 +653,7 @@ class _Evaluator(Flow):
         if t is cst.Set:
             return container([self.expr(el.value) for el in node.elements])
         if t is cst.Dict:
-            vals, entries = [], []
+            vals, entries, unpacked = [], [], []
             for el in node.elements:
                 if isinstance(el, cst.DictElement):
                     k = self.expr(el.key)
@@ -664,8 +664,14 @@ class _Evaluator(Flow):
                     else:
                         entries = None
                 else:
-                    vals.append(self.expr(el.value))
+                    v = self.expr(el.value)
+                    vals.append(v)
                     entries = None
+                    unpacked.append(v)
+            if any(v.traced for v in vals) and any(not v.traced for v in unpacked):
+                # `{**mapped, **unmapped}`: any key may come from the part that holds no
+                # tracer, so no entry read from the merged dict is known to be traced.
+                return make(Kind.UNKNOWN, Shape.CONTAINER)
             return container(vals, entries=tuple(entries) if entries is not None else None)
         if t is cst.NamedExpr:
             v = self.expr(node.value)
