@@ -762,6 +762,10 @@ X64_DTYPE_STRINGS: dict[str, str] = {
 #: float64, `jnp.full(..., dtype=jnp.float_)` gives float32 with the UserWarning).
 X64_DTYPES.update({"float_": "float64", "complex_": "complex128", "int_": "int64", "uint": "uint64"})
 #: Modules whose dtype objects these names are (`jnp.float64`, `np.float64`).
+#: Array modules a function may take as a parameter (`xp=np`, `xp=jnp`): distinct
+#: objects, so `xp is np` on a parameter known to hold one of them is decided.
+BACKEND_MODULES = frozenset({"numpy", "jax.numpy"})
+
 X64_DTYPE_MODULES: tuple[str, ...] = ("jax.numpy", "numpy")
 #: Calls that turn x64 on (for the whole process, or in a `with` block).
 #: `jax.config.update("jax_enable_x64", ...)` and `JAX_ENABLE_X64` are found by their

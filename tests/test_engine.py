@@ -339,6 +339,63 @@ def test_vmap_in_axes_none_is_not_traced():
     """) == []
 
 
+_PASSED_THROUGH = """
+import jax
+import jax.numpy as jnp
+
+
+def f(x, n):
+    if n["w"] > 0:
+        return x
+    return -x
+
+
+out = {call}
+"""
+
+
+# An argument is concrete in `f` only if every transform on the way passes it through.
+@pytest.mark.parametrize("call,traced", [
+    ('jax.vmap(f, in_axes=(0, None))(jnp.ones(3), {"w": 1.0})', False),
+    ('jax.vmap(f, in_axes=[0, None])(jnp.ones(3), {"w": 1.0})', False),
+    ('jax.vmap(f, in_axes=(0, {"w": None}))(jnp.ones(3), {"w": 1.0})', False),
+    ('jax.vmap(jax.grad(f), in_axes=(0, None))(jnp.ones(3), {"w": 1.0})', False),
+    ('jax.vmap(jax.vmap(f, in_axes=(0, None)), in_axes=(0, None))(jnp.ones((2, 3)), {"w": 1.0})', False),
+    ('jax.vmap(jax.vmap(f, in_axes=(0, None)), in_axes=(0, 0))(jnp.ones((2, 3)), {"w": jnp.ones(2)})', True),
+    ('jax.jit(jax.vmap(f, in_axes=(0, None)))(jnp.ones(3), {"w": 1.0})', True),
+    ('jax.vmap(jax.jit(f), in_axes=(0, None))(jnp.ones(3), {"w": 1.0})', True),
+    ('jax.vmap(f, in_axes=(0, {"w": 0}))(jnp.ones(3), {"w": jnp.ones(3)})', True),
+])
+def test_vmap_passes_through_only_what_every_transform_passes(call, traced):
+    import jax
+
+    code = _PASSED_THROUGH.format(call=call)
+    try:
+        exec(compile(code, "<case>", "exec"), {})
+        raised = False
+    except jax.errors.TracerBoolConversionError:
+        raised = True
+    assert raised == traced  # jax 0.10.2 on the CPU
+    assert (found(code) == [(7, "JAX201")]) == traced
+
+
+def test_merged_dict_of_mapped_and_unmapped_parts_is_not_traced_by_key():
+    assert found("""
+        import jax
+        import numpy as np
+
+        def moving(actions, **kwargs):
+            return np.abs(actions[:, 0]) > 0.01
+
+        def per_sample(multi, single):
+            kwargs = {**multi, **single}
+            return moving(**kwargs)
+
+        def metrics(multi, single):
+            return jax.vmap(per_sample, in_axes=(1, None), out_axes=1)(multi, single)
+    """) == []
+
+
 def test_unresolved_static_argnums_claims_nothing():
     assert found("""
         import jax

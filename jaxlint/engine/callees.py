@@ -261,6 +261,48 @@ def module_passed(model, expr: cst.BaseExpression, module: str, depth: int = 0) 
     return None
 
 
+def traced_modules(model, func: FunctionInfo, param: str, depth: int = 0) -> Optional[frozenset[str]]:
+    """The modules (qualified names: "jax.numpy") `param` of `func` holds in the runs the
+    trace makes: each traced caller's argument, or the default where it passes none,
+    followed up through the caller's own parameters. An untraced call is no such run.
+    None when a traced run is not a call of this file or passes something else."""
+    from jaxlint.engine.functions import ViaKind
+
+    if depth > 2 * _DEPTH or not func.contexts or param not in func.all_params:
+        return None
+    shifts = dict(call_sites(model, func))
+    out: set[str] = set()
+    for ctx in func.contexts.values():
+        call = ctx.origin
+        if ctx.via is not ViaKind.HELPER or not isinstance(call, cst.Call) or call not in shifts:
+            return None
+        arg = argument_for(call, func, param, shifts[call])
+        if arg is None:
+            if any(a.star for a in call.args) or param not in func.defaults:
+                return None
+            arg = func.defaults[param]
+        found = _module_named(model, arg, depth)
+        if found is None:
+            return None
+        out |= found
+    return frozenset(out)
+
+
+def _module_named(model, expr: cst.BaseExpression, depth: int) -> Optional[frozenset[str]]:
+    if not isinstance(expr, cst.Name):
+        return None
+    bindings = model.scope_of(expr).lookup(expr.value) or []
+    if len(bindings) != 1:
+        return None
+    if bindings[0].kind == BindingKind.IMPORT:
+        q = model.qualname(expr)
+        return frozenset({q}) if q is not None else None
+    if bindings[0].kind == BindingKind.PARAM:
+        caller = _function_with_param(model, expr)
+        return traced_modules(model, caller, expr.value, depth + 1) if caller is not None else None
+    return None
+
+
 def _forwarded_field(klass: ClassInfo) -> Optional[cst.Attribute]:
     """`self.module` in `def __getattr__(self, name): return getattr(self.module, name)`:
     every attribute the object lacks is read from that field."""

@@ -18,6 +18,7 @@ import libcst as cst
 from jaxlint import jax_api
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo, TraceContext, ViaKind
+from jaxlint.engine.scopes import BindingKind
 from jaxlint.engine.values import (BOX, CONCRETE_ARRAY, EVERY_ITEM, NUMPY_ARRAY, NUMPY_MASK, SCALAR, STATIC, STATIC_CONTAINER, STATIC_OBJECT,
                                    TRACED, TRACED_ARRAY, TRACED_BOX, TRACED_MASK, UNKNOWN, Kind, Shape,
                                    Value, container, join_all, join_envs, make)
@@ -412,7 +413,39 @@ class _Evaluator(Flow):
 
     def split(self, test: cst.BaseExpression, s: "_State") -> tuple["_State", "_State"]:
         true, false = self.narrow(test, s[0])
-        return (dict(true), False), (dict(false), False)
+        taken = self.module_test(test)
+        return (dict(true), taken is False), (dict(false), taken is True)
+
+    def module_test(self, test: cst.BaseExpression) -> Optional[bool]:
+        """`if xp is np:` on a parameter that every traced caller hands `jnp` (or `np`):
+        the outcome in the traced runs. None when not such a test, or not known."""
+        func = self.func
+        if func is None or not func.traced or not isinstance(test, cst.Comparison) \
+                or len(test.comparisons) != 1:
+            return None
+        comp = test.comparisons[0]
+        if isinstance(comp.operator, (cst.Is, cst.Equal)):
+            same = True
+        elif isinstance(comp.operator, (cst.IsNot, cst.NotEqual)):
+            same = False
+        else:
+            return None
+        for name, other in ((test.left, comp.comparator), (comp.comparator, test.left)):
+            if not isinstance(name, cst.Name) or name.value not in func.all_params \
+                    or len(func.scope.bindings.get(name.value, ())) != 1:
+                continue
+            bindings = self.model.scope_of(other).lookup(other.value) if isinstance(other, cst.Name) else None
+            if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.IMPORT:
+                continue
+            from jaxlint.engine.callees import traced_modules
+
+            held = traced_modules(self.model, func, name.value)
+            q = self.model.qualname(other)
+            if not held or len(held) != 1 or not held <= jax_api.BACKEND_MODULES \
+                    or q not in jax_api.BACKEND_MODULES:
+                return None
+            return (q in held) == same
+        return None
 
     def handler(self, handler: cst.ExceptHandler, s: "_State") -> "_State":
         self.env = s[0]
@@ -653,7 +686,7 @@ class _Evaluator(Flow):
         if t is cst.Set:
             return container([self.expr(el.value) for el in node.elements])
         if t is cst.Dict:
-            vals, entries = [], []
+            vals, entries, unpacked = [], [], []
             for el in node.elements:
                 if isinstance(el, cst.DictElement):
                     k = self.expr(el.key)
@@ -664,8 +697,14 @@ class _Evaluator(Flow):
                     else:
                         entries = None
                 else:
-                    vals.append(self.expr(el.value))
+                    v = self.expr(el.value)
+                    vals.append(v)
                     entries = None
+                    unpacked.append(v)
+            if any(v.traced for v in vals) and any(not v.traced for v in unpacked):
+                # `{**mapped, **unmapped}`: any key may come from the part that holds no
+                # tracer, so no entry read from the merged dict is known to be traced.
+                return make(Kind.UNKNOWN, Shape.CONTAINER)
             return container(vals, entries=tuple(entries) if entries is not None else None)
         if t is cst.NamedExpr:
             v = self.expr(node.value)

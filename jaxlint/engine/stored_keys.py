@@ -404,8 +404,7 @@ def _stored_key_methods(model: FileModel, consumers: dict) -> dict:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         func = model.function_of(node)
         for target in targets:
-            for el in (target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]):
-                el = getattr(el, "value", el)
+            for el in _assigned(target):
                 if isinstance(el, cst.Attribute) and (func is None or func.name != "__init__"):
                     refreshed.add(el.attr.value)
     out: dict = {}
@@ -427,6 +426,15 @@ def _stored_key_methods(model: FileModel, consumers: dict) -> dict:
                 out[func] = KeyUse(call, key, key, kind, q, func, model.order[call])
                 break
     return out
+
+
+def _assigned(target: cst.BaseExpression) -> list:
+    """The expressions an assignment target writes: `a`, `self.key`, each of
+    `self.key, sub` and of nested or starred tuples (an element's `.value` is what it
+    writes; an attribute's `.value` is its object, so attributes are not unwrapped)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [t for el in target.elements for t in _assigned(el.value)]
+    return [target]
 
 
 def _stored_key(arg, func: FunctionInfo, refreshed: set) -> bool:

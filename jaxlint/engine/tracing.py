@@ -152,7 +152,11 @@ def static_params(use: TransformUse, info: FunctionInfo, offset: int = 0) -> fro
 
 def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
     """vmap's `in_axes=(0, None)`, shard_map's `in_specs=(P("x"), None)`: the None
-    positions are passed through untraced."""
+    positions are passed through untraced. An entry that is a pytree of axes with a None
+    leaf (`in_axes=(0, {"k": None, "m": 0})`) passes those leaves through: the argument
+    is not traced as a whole. An argument passed by keyword is always mapped, but a tuple
+    of axes must match the positional arguments one for one (checked, jax 0.10.2), so a
+    None position is never filled by keyword."""
     option = use.transform.untraced_none_option
     if not option or option not in use.kwargs:
         return frozenset()
@@ -160,11 +164,18 @@ def _unbatched_params(use: TransformUse, info: FunctionInfo, offset: int) -> fro
     if not isinstance(axes, (cst.Tuple, cst.List)):
         return frozenset()
     positional = info.positional[offset:]
-    out = set()
-    for i, el in enumerate(axes.elements):
-        if isinstance(el.value, cst.Name) and el.value.value == "None" and i < len(positional):
-            out.add(positional[i])
-    return frozenset(out)
+    return frozenset(positional[i] for i, el in enumerate(axes.elements)
+                     if i < len(positional) and _has_none_leaf(el.value))
+
+
+def _has_none_leaf(axes: cst.BaseExpression) -> bool:
+    if isinstance(axes, cst.Name):
+        return axes.value == "None"
+    if isinstance(axes, (cst.Tuple, cst.List)):
+        return any(_has_none_leaf(el.value) for el in axes.elements)
+    if isinstance(axes, cst.Dict):
+        return any(isinstance(el, cst.DictElement) and _has_none_leaf(el.value) for el in axes.elements)
+    return False
 
 
 def _undifferentiated_params(use: TransformUse, info: FunctionInfo, offset: int) -> frozenset[str]:
@@ -191,15 +202,22 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
              within: Optional[FunctionInfo] = None, offset: int = 0,
              bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
     static = set(bound)
-    unbatched: set[str] = set()
-    for i, use in enumerate(uses):
+    for use in uses:
         static |= static_params(use, info, offset)
-        # `jax.vmap(jax.jit(f), in_axes=(0, None))(xs, 3)`: vmap passes the 3 through, and
-        # the jit inside traces it anyway.
-        if not any(u.transform.abstract and u.transform.static_argnums_kw for u in uses[i + 1:]):
-            unbatched |= _unbatched_params(use, info, offset)
-    if uses and all(u.transform.differentiates for u in uses):
-        unbatched |= _undifferentiated_params(uses[-1], info, offset)
+    # An argument reaches `f` concrete only if every transform on the way passes it
+    # through: `jax.jit(jax.vmap(f, in_axes=(0, None)))` and `jax.vmap(jax.jit(f), ...)`
+    # trace it in the jit, `vmap(vmap(f, in_axes=(0, None)))` maps it in the outer vmap,
+    # and `vmap(grad(f), in_axes=(0, None))` keeps it concrete (checked, jax 0.10.2).
+    kept = []
+    for use in uses:
+        t = use.transform
+        if t.untraced_none_option:
+            kept.append(_unbatched_params(use, info, offset) | static_params(use, info, offset))
+        elif t.differentiates:
+            kept.append(_undifferentiated_params(use, info, offset))
+        elif t.abstract:
+            kept.append(static_params(use, info, offset))
+    unbatched = set(frozenset.intersection(*kept)) if kept else set()
     traced = None
     if any(has_unresolved_static(u) for u in uses):
         traced = frozenset()  # unknown static set: claim nothing is traced
