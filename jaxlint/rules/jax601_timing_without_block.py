@@ -6,11 +6,11 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.callees import entering_withs, function_of_callable, passed_arguments
+from jaxlint.engine.callees import entering_instances, entering_withs, function_of_callable, passed_arguments
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
-from jaxlint.engine.scopes import target_names
-from jaxlint.jax_api import (AOT_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
+from jaxlint.engine.scopes import BindingKind, target_names
+from jaxlint.jax_api import (AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -69,6 +69,7 @@ class TimingWithoutBlock(Rule):
                       f"may still be running: JAX dispatches asynchronously, so this measures "
                       f"only the dispatch, not the computation; {_FIX}", model.function_of(stop),
                 work=self.source(work)), work)
+        yield from self._class_timers(clocks)
         for call in calls:
             if model.qualname(call.func) in TIMEIT_FUNCTIONS and model.traced_function_of(call) is None:
                 yield from self._timeit(call, calls)
@@ -84,7 +85,24 @@ class TimingWithoutBlock(Rule):
         if func is None or not any(model.order[start] < model.order[y] < model.order[stop]
                                    for y in model.nodes(cst.Yield) if model.function_of(y) is func):
             return
-        for with_node in entering_withs(model, func):
+        yield from self._timed_withs(entering_withs(model, func), stop, func)
+
+    def _class_timers(self, clocks: list[cst.Call]):
+        """A timer class whose `__enter__` and `__exit__` read the clock (`with Timer() as t:`):
+        like a `@contextmanager` timer, it times the body of each `with` that makes one."""
+        model = self.model
+        for klass in model.classes:
+            enter, leave = model.class_method(klass, "__enter__"), model.class_method(klass, "__exit__")
+            if enter is None or leave is None or not any(model.function_of(c) is enter for c in clocks):
+                continue
+            stop = next((c for c in clocks if model.function_of(c) is leave), None)
+            if stop is not None:
+                yield from self._timed_withs(entering_instances(model, klass), stop, leave, klass.name)
+
+    def _timed_withs(self, withs: list[cst.With], stop: cst.Call, func: FunctionInfo, name: str = ""):
+        """The first `with` body that ends with JAX work nothing waits for."""
+        model = self.model
+        for with_node in withs:
             inside = [n for n in walk(with_node.body)]
             region = [n for n in inside if isinstance(n, cst.Call)]
             work = self._last_work(region, model.function_of(with_node))
@@ -94,7 +112,7 @@ class TimingWithoutBlock(Rule):
             if self._may_sync_after(work, region, None, model.order[with_node.body], end):
                 continue
             yield self._with_fix(self.report(
-                stop, f"`{self.source(stop.func)}()` stops the timer `{func.name}` when the `with` body "
+                stop, f"`{self.source(stop.func)}()` stops the timer `{name or func.name}` when the `with` body "
                       f"at line {model.line_of(with_node)} ends, while `{self.source(work)}` may still "
                       f"be running: JAX dispatches asynchronously, so this measures only the dispatch, "
                       f"not the computation; wait for the body's result (`jax.block_until_ready(...)`) "
@@ -420,6 +438,9 @@ class TimingWithoutBlock(Rule):
             return _device_work(q) and not self._is_blocking(call)
         if isinstance(call.func, cst.Call):  # jax.jit(f)(x), jax.grad(f)(x)
             return model.qualname(call.func.func) in TRANSFORMS
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ARRAY_METHODS \
+                and call.func.attr.value not in BLOCKING_METHODS and self._jax_array(call.func.value):
+            return True  # `x.sum()`: the method dispatches like `jnp.sum(x)`
         info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
         if info is None and isinstance(call.func, cst.Attribute):
             # `runner.plan(1)`: a method of an object of a class of this file.
@@ -427,6 +448,15 @@ class TimingWithoutBlock(Rule):
         if info is not None:
             return self._dispatches(info)
         return self._bound_to_transform(call.func) or self._passed_work(call) is not None
+
+    def _jax_array(self, expr: cst.BaseExpression) -> bool:
+        """A JAX array by the value analysis, or an attribute every write sets to one
+        (`self.factors = jnp.concatenate(...)` read as `foo.factors`)."""
+        model = self.model
+        if model.value(expr).array:
+            return True
+        values = model.attribute_assignments(expr) if isinstance(expr, cst.Attribute) else None
+        return bool(values) and all(model.value(v).array for v in values)
 
     def _passed_note(self, work: cst.Call) -> str:
         """` (fn is apply_jit at line 41)` for work through a callable parameter."""
@@ -522,6 +552,8 @@ class TimingWithoutBlock(Rule):
         bindings = self.model.scope_of(func).lookup(func.value)
         if not bindings:
             return False
+        if bindings[0].kind == BindingKind.PARAM:
+            return self._rewrapped_parameter(func, bindings)
         for b in bindings:
             node = b.node
             if b.kind != "assign" or not isinstance(node, cst.Assign) \
@@ -529,6 +561,20 @@ class TimingWithoutBlock(Rule):
                     or self.model.qualname(node.value.func) not in TRANSFORMS:
                 return False
         return True
+
+    def _rewrapped_parameter(self, func: cst.Name, bindings) -> bool:
+        """`fn = jax.jit(fn)` run first thing in the function that takes `fn`: a read after
+        it calls the jitted function."""
+        model = self.model
+        later = bindings[1:]
+        if not later or any(b.kind != BindingKind.ASSIGN or not isinstance(b.node, cst.Assign)
+                            or not model.straight_line(b.node) for b in later):
+            return False
+        before = [b for b in later if b.order < model.order[func]]
+        if not before:
+            return False
+        value = max(before, key=lambda b: b.order).node.value
+        return isinstance(value, cst.Call) and model.qualname(value.func) in TRANSFORMS
 
     def _blocked(self, work: cst.Call, region: list[cst.Call]) -> bool:
         """Whether something waits for the work before the clock is read again."""
