@@ -450,11 +450,13 @@ class TimingWithoutBlock(Rule):
         return self._bound_to_transform(call.func) or self._passed_work(call) is not None
 
     def _jax_array(self, expr: cst.BaseExpression) -> bool:
-        """A JAX array by the value analysis, or an attribute every write sets to one
-        (`self.factors = jnp.concatenate(...)` read as `foo.factors`)."""
+        """A JAX array by the value analysis, an attribute every write sets to one
+        (`self.factors = jnp.concatenate(...)` read as `foo.factors`), or arithmetic on one."""
         model = self.model
         if model.value(expr).array:
             return True
+        if isinstance(expr, cst.BinaryOperation):  # `(w @ w).sum()`
+            return self._jax_array(expr.left) or self._jax_array(expr.right)
         values = model.attribute_assignments(expr) if isinstance(expr, cst.Attribute) else None
         return bool(values) and all(model.value(v).array for v in values)
 
