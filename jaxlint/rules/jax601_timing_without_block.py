@@ -61,7 +61,8 @@ class TimingWithoutBlock(Rule):
             if self._blocked(work, region) or self._blocks_each_round(start, stop, calls) \
                     or self._times_compile(work):
                 continue
-            if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop):
+            if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop) \
+                    or any(self._raises(c) for c in region):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
@@ -155,6 +156,16 @@ class TimingWithoutBlock(Rule):
                       f"dispatched: JAX runs asynchronously, so it measures only the dispatch, not the "
                       f"computation; time `{self.source(work)}.block_until_ready()`",
                 model.function_of(line), work=self.source(work)), work)
+
+    def _raises(self, call: cst.Call) -> bool:
+        """A call of a function of this file with more positional arguments than it takes
+        (`f(100)` of `def f():`): it raises TypeError, so the clock after it never stops."""
+        info = self.model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+        node = info.node if info is not None else None
+        if not isinstance(node, cst.FunctionDef) or isinstance(node.params.star_arg, cst.Param) \
+                or node.decorators or any(a.star or a.keyword is not None for a in call.args):
+            return False
+        return len(call.args) > len(node.params.posonly_params) + len(node.params.params)
 
     def _times_compile(self, work: cst.Call) -> bool:
         """The first call of a function jitted in the same scope, timed when the file later
