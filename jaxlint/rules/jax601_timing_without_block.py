@@ -44,6 +44,8 @@ class TimingWithoutBlock(Rule):
         clocks = [c for c in calls if model.qualname(c.func) in CLOCK_FUNCTIONS
                   and model.traced_function_of(c) is None]
         for start in clocks:
+            if self._ends_a_timer(start):
+                continue
             stop = self._stop(start, clocks)
             if stop is None:
                 continue
@@ -239,6 +241,20 @@ class TimingWithoutBlock(Rule):
                     continue
                 return clock
         return None
+
+    def _ends_a_timer(self, clock: cst.Call) -> bool:
+        """`e = time.time()` whose `e` is later only the end of an interval (`e - s`): the
+        read stops a timer, it starts none."""
+        model = self.model
+        stmt = model.parent(clock)
+        if not isinstance(stmt, cst.Assign) or stmt.value is not clock:
+            return False
+        names = {t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)}
+        func = model.function_of(clock)
+        uses = [n for n in model.nodes(cst.BinaryOperation) if isinstance(n.operator, cst.Subtract)
+                and model.order[n] > model.order[clock] and model.function_of(n) is func]
+        return bool(names) and any(_mentions(n.left, names) for n in uses) \
+            and not any(_mentions(n.right, names) for n in uses)
 
     def _starts_another_timer(self, clock: cst.Call, names: list[str]) -> bool:
         """A clock read that only starts the next timer: `t1 = time.time()` whose `t1`
