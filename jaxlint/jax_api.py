@@ -507,6 +507,8 @@ SHAPE_ONLY_METHODS: frozenset[str] = frozenset({"init"})
 CLOCK_FUNCTIONS: frozenset[str] = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.process_time",
     "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns",
+    "timeit.default_timer",  # time.perf_counter since Python 3.3
+    "datetime.datetime.now", "datetime.datetime.utcnow",
 })
 #: Calls whose device work is a few integer ops on a key: when they return, what is
 #: left pending is microseconds (measured on CPU: `jax.random.split(key)` 0.57 ms

@@ -231,6 +231,14 @@ def entering_withs(model, func: FunctionInfo) -> list[cst.With]:
                    for item in w.items)]
 
 
+def entering_instances(model, klass) -> list[cst.With]:
+    """The `with Cls(...):` statements of this file that make an instance of `klass`, a
+    context-manager class: each body runs between its `__enter__` and its `__exit__`."""
+    return [w for w in model.nodes(cst.With)
+            if any(isinstance(item.item, cst.Call) and model.resolve_class(item.item.func) is klass
+                   for item in w.items)]
+
+
 def module_passed(model, expr: cst.BaseExpression, module: str, depth: int = 0) -> Optional[cst.Name]:
     """Where the file hands `module` (a qualified name: "jax.numpy") to what `expr` reads,
     as the imported name written there: `xp` in `def f(xp)` with a call `f(jnp)` somewhere,

@@ -450,7 +450,7 @@ class FileModel:
         if not bindings or self.comprehension_variable(node):
             return None
         for b in bindings:
-            if b.kind not in (BindingKind.DEF, BindingKind.ASSIGN) or not self._straight_line(b.node):
+            if b.kind not in (BindingKind.DEF, BindingKind.ASSIGN) or not self.straight_line(b.node):
                 return None
             if b.kind == BindingKind.ASSIGN and not (
                     isinstance(b.node, cst.Assign) and len(b.node.targets) == 1
@@ -465,7 +465,7 @@ class FileModel:
     def _encloses(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
         return any(anc is outer for anc in self.ancestors(node))
 
-    def _straight_line(self, stmt: cst.CSTNode) -> bool:
+    def straight_line(self, stmt: cst.CSTNode) -> bool:
         """Whether `stmt` runs whenever its function (or module) body does, once."""
         for anc in self.ancestors(stmt):
             if isinstance(anc, (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)):

@@ -6,11 +6,11 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.callees import entering_withs, function_of_callable, passed_arguments
+from jaxlint.engine.callees import entering_instances, entering_withs, function_of_callable, passed_arguments
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
-from jaxlint.engine.scopes import target_names
-from jaxlint.jax_api import (AOT_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
+from jaxlint.engine.scopes import BindingKind, target_names
+from jaxlint.jax_api import (AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -44,6 +44,8 @@ class TimingWithoutBlock(Rule):
         clocks = [c for c in calls if model.qualname(c.func) in CLOCK_FUNCTIONS
                   and model.traced_function_of(c) is None]
         for start in clocks:
+            if self._ends_a_timer(start):
+                continue
             stop = self._stop(start, clocks)
             if stop is None:
                 continue
@@ -61,7 +63,8 @@ class TimingWithoutBlock(Rule):
             if self._blocked(work, region) or self._blocks_each_round(start, stop, calls) \
                     or self._times_compile(work):
                 continue
-            if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop):
+            if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop) \
+                    or any(self._raises(c) for c in region):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
@@ -69,6 +72,7 @@ class TimingWithoutBlock(Rule):
                       f"may still be running: JAX dispatches asynchronously, so this measures "
                       f"only the dispatch, not the computation; {_FIX}", model.function_of(stop),
                 work=self.source(work)), work)
+        yield from self._class_timers(clocks)
         for call in calls:
             if model.qualname(call.func) in TIMEIT_FUNCTIONS and model.traced_function_of(call) is None:
                 yield from self._timeit(call, calls)
@@ -84,7 +88,24 @@ class TimingWithoutBlock(Rule):
         if func is None or not any(model.order[start] < model.order[y] < model.order[stop]
                                    for y in model.nodes(cst.Yield) if model.function_of(y) is func):
             return
-        for with_node in entering_withs(model, func):
+        yield from self._timed_withs(entering_withs(model, func), stop, func)
+
+    def _class_timers(self, clocks: list[cst.Call]):
+        """A timer class whose `__enter__` and `__exit__` read the clock (`with Timer() as t:`):
+        like a `@contextmanager` timer, it times the body of each `with` that makes one."""
+        model = self.model
+        for klass in model.classes:
+            enter, leave = model.class_method(klass, "__enter__"), model.class_method(klass, "__exit__")
+            if enter is None or leave is None or not any(model.function_of(c) is enter for c in clocks):
+                continue
+            stop = next((c for c in clocks if model.function_of(c) is leave), None)
+            if stop is not None:
+                yield from self._timed_withs(entering_instances(model, klass), stop, leave, klass.name)
+
+    def _timed_withs(self, withs: list[cst.With], stop: cst.Call, func: FunctionInfo, name: str = ""):
+        """The first `with` body that ends with JAX work nothing waits for."""
+        model = self.model
+        for with_node in withs:
             inside = [n for n in walk(with_node.body)]
             region = [n for n in inside if isinstance(n, cst.Call)]
             work = self._last_work(region, model.function_of(with_node))
@@ -94,7 +115,7 @@ class TimingWithoutBlock(Rule):
             if self._may_sync_after(work, region, None, model.order[with_node.body], end):
                 continue
             yield self._with_fix(self.report(
-                stop, f"`{self.source(stop.func)}()` stops the timer `{func.name}` when the `with` body "
+                stop, f"`{self.source(stop.func)}()` stops the timer `{name or func.name}` when the `with` body "
                       f"at line {model.line_of(with_node)} ends, while `{self.source(work)}` may still "
                       f"be running: JAX dispatches asynchronously, so this measures only the dispatch, "
                       f"not the computation; wait for the body's result (`jax.block_until_ready(...)`) "
@@ -137,6 +158,16 @@ class TimingWithoutBlock(Rule):
                       f"dispatched: JAX runs asynchronously, so it measures only the dispatch, not the "
                       f"computation; time `{self.source(work)}.block_until_ready()`",
                 model.function_of(line), work=self.source(work)), work)
+
+    def _raises(self, call: cst.Call) -> bool:
+        """A call of a function of this file with more positional arguments than it takes
+        (`f(100)` of `def f():`): it raises TypeError, so the clock after it never stops."""
+        info = self.model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
+        node = info.node if info is not None else None
+        if not isinstance(node, cst.FunctionDef) or isinstance(node.params.star_arg, cst.Param) \
+                or node.decorators or any(a.star or a.keyword is not None for a in call.args):
+            return False
+        return len(call.args) > len(node.params.posonly_params) + len(node.params.params)
 
     def _times_compile(self, work: cst.Call) -> bool:
         """The first call of a function jitted in the same scope, timed when the file later
@@ -210,6 +241,20 @@ class TimingWithoutBlock(Rule):
                     continue
                 return clock
         return None
+
+    def _ends_a_timer(self, clock: cst.Call) -> bool:
+        """`e = time.time()` whose `e` is later only the end of an interval (`e - s`): the
+        read stops a timer, it starts none."""
+        model = self.model
+        stmt = model.parent(clock)
+        if not isinstance(stmt, cst.Assign) or stmt.value is not clock:
+            return False
+        names = {t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)}
+        func = model.function_of(clock)
+        uses = [n for n in model.nodes(cst.BinaryOperation) if isinstance(n.operator, cst.Subtract)
+                and model.order[n] > model.order[clock] and model.function_of(n) is func]
+        return bool(names) and any(_mentions(n.left, names) for n in uses) \
+            and not any(_mentions(n.right, names) for n in uses)
 
     def _starts_another_timer(self, clock: cst.Call, names: list[str]) -> bool:
         """A clock read that only starts the next timer: `t1 = time.time()` whose `t1`
@@ -420,6 +465,9 @@ class TimingWithoutBlock(Rule):
             return _device_work(q) and not self._is_blocking(call)
         if isinstance(call.func, cst.Call):  # jax.jit(f)(x), jax.grad(f)(x)
             return model.qualname(call.func.func) in TRANSFORMS
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ARRAY_METHODS \
+                and call.func.attr.value not in BLOCKING_METHODS and self._jax_array(call.func.value):
+            return True  # `x.sum()`: the method dispatches like `jnp.sum(x)`
         info = model.resolve_function(call.func) if isinstance(call.func, cst.Name) else None
         if info is None and isinstance(call.func, cst.Attribute):
             # `runner.plan(1)`: a method of an object of a class of this file.
@@ -427,6 +475,17 @@ class TimingWithoutBlock(Rule):
         if info is not None:
             return self._dispatches(info)
         return self._bound_to_transform(call.func) or self._passed_work(call) is not None
+
+    def _jax_array(self, expr: cst.BaseExpression) -> bool:
+        """A JAX array by the value analysis, an attribute every write sets to one
+        (`self.factors = jnp.concatenate(...)` read as `foo.factors`), or arithmetic on one."""
+        model = self.model
+        if model.value(expr).array:
+            return True
+        if isinstance(expr, cst.BinaryOperation):  # `(w @ w).sum()`
+            return self._jax_array(expr.left) or self._jax_array(expr.right)
+        values = model.attribute_assignments(expr) if isinstance(expr, cst.Attribute) else None
+        return bool(values) and all(model.value(v).array for v in values)
 
     def _passed_note(self, work: cst.Call) -> str:
         """` (fn is apply_jit at line 41)` for work through a callable parameter."""
@@ -522,13 +581,29 @@ class TimingWithoutBlock(Rule):
         bindings = self.model.scope_of(func).lookup(func.value)
         if not bindings:
             return False
+        if bindings[0].kind == BindingKind.PARAM:
+            return self._rewrapped_parameter(func, bindings)
         for b in bindings:
             node = b.node
             if b.kind != "assign" or not isinstance(node, cst.Assign) \
                     or not isinstance(node.value, cst.Call) \
-                    or self.model.qualname(node.value.func) not in TRANSFORMS:
+                    or self.model.qualname(node.value.func) not in TRANSFORMS and not _compiled(node.value):
                 return False
         return True
+
+    def _rewrapped_parameter(self, func: cst.Name, bindings) -> bool:
+        """`fn = jax.jit(fn)` run first thing in the function that takes `fn`: a read after
+        it calls the jitted function."""
+        model = self.model
+        later = bindings[1:]
+        if not later or any(b.kind != BindingKind.ASSIGN or not isinstance(b.node, cst.Assign)
+                            or not model.straight_line(b.node) for b in later):
+            return False
+        before = [b for b in later if b.order < model.order[func]]
+        if not before:
+            return False
+        value = max(before, key=lambda b: b.order).node.value
+        return isinstance(value, cst.Call) and model.qualname(value.func) in TRANSFORMS
 
     def _blocked(self, work: cst.Call, region: list[cst.Call]) -> bool:
         """Whether something waits for the work before the clock is read again."""
@@ -578,6 +653,11 @@ def _aot_step(call: cst.Call) -> bool:
     if func.attr.value == "compile":
         return isinstance(func.value, cst.Call) and _aot_step(func.value)
     return True
+
+
+def _compiled(call: cst.Call) -> bool:
+    """`f.lower(x).compile()`: calling what it returns runs the program asynchronously."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile" and _aot_step(call)
 
 
 def _names(node: cst.CSTNode):
