@@ -463,6 +463,10 @@ EAGER_COMPILED_BODY_CALLS: dict[str, str] = {
     "jax.lax.while_loop": "while", "jax.lax.scan": "scan", "jax.lax.fori_loop": "scan",
     "jax.lax.cond": "cond",
 }
+#: lax loops: a jitted function built on one runs a chunk of steps as one program.
+COMPILED_LOOPS: frozenset[str] = frozenset({
+    "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map",
+})
 #: The same maps build their result with the structure of their second argument (the
 #: first tree): `tree_map(lambda _: 0, (a, b))` is a tuple of 2, whatever the leaves.
 STRUCTURE_OF_SECOND_ARGUMENT: frozenset[str] = PER_LEAF_MAPS

@@ -23,7 +23,7 @@ from jaxlint.engine.scopes import target_names
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
 from jaxlint.engine.values import Shape
-from jaxlint.jax_api import Transform
+from jaxlint.jax_api import COMPILED_LOOPS, Transform
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Arithmetic that gives a new value for each new operand (`0.5 + i`, `lr * decay`).
@@ -365,6 +365,38 @@ def _runs_step_loop(model, region: cst.CSTNode, node: cst.CSTNode) -> bool:
                 and _step_loop(model, cur):
             return True
         stack.extend(children(cur))
+    return False
+
+
+def beside_compiled_loop(model, node: cst.CSTNode, loop: Optional[cst.CSTNode]) -> bool:
+    """Whether each pass that runs `node` also runs a jitted function of this file whose
+    body is a `lax.scan` / `fori_loop` / `while_loop` (a chunk of training steps under
+    `jax.pmap`): a pass is then that compiled loop's work, and a small compile beside it
+    is noise. The pass is the step loop around `node`, or else its function's call."""
+    if loop is not None and _step_loop(model, loop):
+        region = loop.body
+    else:
+        owner = model.function_of(node)
+        if owner is None or isinstance(owner.node, cst.Lambda):
+            return False
+        region = owner.node.body
+    stack = [region]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(cur, cst.Call) and cur is not node:
+            callee = jitted_callee(model, cur)
+            if callee is not None and _runs_lax_loop(model, callee.function.node):
+                return True
+        stack.extend(children(cur))
+    return False
+
+
+def _runs_lax_loop(model, function: cst.CSTNode) -> bool:
+    for cur in walk(function):
+        if isinstance(cur, cst.Call) and model.qualname(cur.func) in COMPILED_LOOPS:
+            return True
     return False
 
 

@@ -11,7 +11,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
-from jaxlint.jax_api import BODY_CALLS, EAGER_COMPILED_BODY_CALLS, EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
+from jaxlint.jax_api import ARRAY_METHODS, BODY_CALLS, EAGER_COMPILED_BODY_CALLS, EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
 
 
 class JitOfFreshCallable(Rule):
@@ -46,7 +46,10 @@ class JitOfFreshCallable(Rule):
                 continue
             if not rc.runs_eagerly(model, call):
                 continue
-            for target in _bodies(call, BODY_CALLS[q]):
+            bodies = _bodies(call, BODY_CALLS[q])
+            if any(self._calls_what_changes(call, body) for body in bodies):
+                continue  # a different program on each call: compiling each is inherent
+            for target in bodies:
                 found = list(self._check(call, target, None, q.removeprefix("jax."), program=program))
                 if found:
                     yield found[0]  # one finding per call: its other bodies are made with it
@@ -76,6 +79,8 @@ class JitOfFreshCallable(Rule):
             return
         if rc.once_per_pass(model, created, self._repeated):
             return
+        if program and rc.beside_compiled_loop(model, created, loop):
+            return  # tens of ms against a compiled loop of steps on every pass
         if loop is not None and (rc.checks_each_case(model, loop) or rc.makes_up_a_shortfall(model, loop)):
             return  # one compile per test case, or per pass of a loop that runs once or twice
         if loop is not None and self._latched(created, loop):
@@ -141,6 +146,34 @@ class JitOfFreshCallable(Rule):
                 if arg is not None and not _invariant(arg, changing):
                     same.discard(param)
         return same
+
+    def _calls_what_changes(self, call: cst.Call, body) -> bool:
+        """A body of an eager `lax.while_loop` that calls a parameter of its function
+        (`opt.update(...)`, `fun(x)`) the callers do not pass the same at every call:
+        the callable is traced into the program, so each call with another one is a
+        different program that would compile however the bodies were made."""
+        model = self.model
+        owner = model.function_of(call)
+        if owner is None or rc.repeating_loop(model, call) is not None:
+            return False
+        if isinstance(body, cst.Name):
+            info = model.resolve_function(body)
+            body = info.node if info is not None and info.enclosing is owner else None
+        if not isinstance(body, (cst.FunctionDef, cst.Lambda)):
+            return False
+        changing = set(owner.all_params) - self._same_at_every_call(owner)
+        if owner.is_method and owner.positional:
+            changing.discard(owner.positional[0])
+        for node in walk(body):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value not in ARRAY_METHODS:
+                func = func.value
+            if isinstance(func, cst.Name) and func.value in changing \
+                    and model.scope_of(func).lookup(func.value) == owner.scope.lookup(func.value):
+                return True
+        return False
 
     def _called_between(self, created, uses) -> bool:
         """`self.f = jax.jit(self.f)` compiles anew only where the stored callable is
