@@ -8,7 +8,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
-from jaxlint.engine import tracing
+from jaxlint.engine import callees, tracing
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import children, walk
 from jaxlint.rules import _recompile as rc
@@ -52,7 +52,10 @@ class DonatedBufferReuse(Rule):
                 yield twice
                 continue
             for arg in self._donated_args(call, donating):
-                if not isinstance(arg, cst.Name) or not self._on_device(arg):
+                if not isinstance(arg, cst.Name):
+                    continue
+                yield from self._alias_reads(call, arg, donating)
+                if not self._on_device(arg):
                     continue
                 found = _next_use(model, call, arg.value)
                 if found is None:
@@ -77,6 +80,26 @@ class DonatedBufferReuse(Rule):
                        f"RuntimeError (Array has been deleted); use the call's result, or drop "
                        f"it from {'donate_argnums' if donating.argnums else 'donate_argnames'}")
                 yield self.report(node, msg, model.function_of(node))
+
+    def _alias_reads(self, call: cst.Call, arg: cst.Name, donating: _Donating) -> Iterator[Report]:
+        """`old_params = params` before `params, e = update_fn(params, data)`: the alias names
+        the donated buffers, and reading it after the call raises (measured, jax 0.10.2 CPU:
+        RuntimeError, Array has been deleted)."""
+        model = self.model
+        on_device = self._on_device(arg) or _carried_output(model, call, arg.value)
+        if not on_device:
+            return
+        for alias in _aliases(model, call, arg.value):
+            found = _next_use(model, call, alias)
+            if found is None or found[1]:
+                continue
+            node = found[0]
+            yield self.report(node, (
+                f"`{alias}` is `{arg.value}`, donated to {donating.label} on line "
+                f"{model.line_of(call)}: JAX deleted those buffers, and reading `{alias}` raises "
+                f"RuntimeError (Array has been deleted); copy it before the call "
+                f"(`{alias} = jax.tree_util.tree_map(jnp.copy, {arg.value})`), or do not donate it"),
+                model.function_of(node))
 
     def _donated_again(self, node: cst.CSTNode, call: cst.Call, donating: _Donating) -> bool:
         """The later read passes the array to the same donating function again (`f_jit(buf)`
@@ -121,13 +144,38 @@ class DonatedBufferReuse(Rule):
                 return self._from_decorators(info, func.value, 0)
             values = model.assigned_values(func)  # `step = jax.jit(update, donate_argnums=0)`
             if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
-                return self._from_wrapper(values[0], func.value)
+                return self._from_wrapper(values[0], func.value) or self._from_factory(values[0], func.value)
+            passed = callees.passed_arguments(model, func)  # `def loop(params, update_fn)`
+            if passed:
+                return _agreed([self._handed(arg, func.value) for _, arg in passed])
             return None
         if isinstance(func, cst.Attribute):
             info = model.method_of_self(func)
             if info is not None:
                 return self._from_decorators(info, model.module.code_for_node(func), 1)
         return None
+
+    def _handed(self, expr: cst.BaseExpression, label: str) -> Optional[_Donating]:
+        """What a caller passes as the callable: `jax.jit(f, donate_argnums=0)`, a factory's
+        call (`make_update_fn()`), or a name bound to one of those."""
+        if isinstance(expr, cst.Call):
+            return self._from_wrapper(expr, label) or self._from_factory(expr, label)
+        if isinstance(expr, cst.Name) and self.model.function_of(expr) is None:
+            found = self._donating(expr)
+            return _Donating(label, found.transform, found.argnums, found.argnames, found.info,
+                             found.shift) if found is not None else None
+        return None
+
+    def _from_factory(self, call: cst.Call, label: str) -> Optional[_Donating]:
+        """`make_update_fn()` where the function of this file returns
+        `jax.pmap(update, donate_argnums=(0,))` on every path."""
+        factory = callees.called_function(self.model, call)
+        if factory is None or factory.is_lambda or factory.traced:
+            return None
+        returns = callees.returns_of(self.model, factory)
+        if not returns or not all(isinstance(r.value, cst.Call) for r in returns):
+            return None
+        return _agreed([self._from_wrapper(r.value, label) for r in returns])
 
     def _from_wrapper(self, wrapper: cst.Call, label: str) -> Optional[_Donating]:
         model = self.model
@@ -248,7 +296,70 @@ class DonatedBufferReuse(Rule):
         return False
 
 
+def _agreed(found: list) -> Optional[_Donating]:
+    """One donation, when every candidate gives the same (by transform and arguments)."""
+    if not found or any(d is None for d in found):
+        return None
+    first = found[0]
+    if any((d.transform, d.argnums, d.argnames, d.info) != (first.transform, first.argnums, first.argnames,
+                                                             first.info) for d in found):
+        return None
+    return first
+
+
 # ---------------------------------------------------------------- what runs after the call
+def _aliases(model, call: cst.Call, name: str) -> list[str]:
+    """Names bound to `name` (`old = name`) earlier in the call's block, with neither
+    rebound before the call."""
+    stmt = _statement(model, call)
+    block = model.parent(stmt) if stmt is not None else None
+    if not isinstance(block, _BLOCKS):
+        return []
+    body = list(block.body)
+    out: list[str] = []
+    rebound: set[str] = set()
+    for s in reversed(body[:body.index(stmt)]):
+        if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign):
+            assign = s.body[0]
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if isinstance(target, cst.Name) and isinstance(assign.value, cst.Name) \
+                    and assign.value.value == name and target.value not in rebound \
+                    and not _stores(stmt, target.value):
+                out.append(target.value)
+        if _stores(s, name):
+            break
+        rebound |= _bound_names(s)
+    return out
+
+
+def _bound_names(stmt: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    for n in _walk(stmt):
+        targets = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            targets = [n.target]
+        for t in targets:
+            names |= {x.value for x in walk(t) if isinstance(x, cst.Name)}
+    return names
+
+
+def _carried_output(model, call: cst.Call, name: str) -> bool:
+    """`params, e = update_fn(params, data)` in a loop: from the second iteration on,
+    `params` holds the compiled call's outputs, which are on the device."""
+    small = next((a for a in model.ancestors(call) if isinstance(a, cst.BaseSmallStatement)), None)
+    if not isinstance(small, cst.Assign) or small.value is not call \
+            or not any(_target_names(t.target, name) for t in small.targets):
+        return False
+    for anc in model.ancestors(call):
+        if isinstance(anc, _NESTED):
+            return False
+        if isinstance(anc, (cst.For, cst.While)):
+            return True
+    return False
+
+
 def _statement(model, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     """The statement (in a block) that contains `node`."""
     cur = node
