@@ -38,6 +38,7 @@ class DonatedBufferReuse(Rule):
                "its buffer was deleted (RuntimeError: Array has been deleted)")
     confirm_kind = "trace-error"
     raises = "RuntimeError"
+    also_raises = ("ValueError", "JaxRuntimeError")
 
     def check(self) -> Iterator[Report]:
         model = self.model
@@ -52,6 +53,8 @@ class DonatedBufferReuse(Rule):
                 yield twice
                 continue
             for arg in self._donated_args(call, donating):
+                if isinstance(arg, cst.Attribute):
+                    yield from self._left_donated(call, arg, donating)
                 if not isinstance(arg, cst.Name):
                     continue
                 yield from self._alias_reads(call, arg, donating)
@@ -80,6 +83,81 @@ class DonatedBufferReuse(Rule):
                        f"RuntimeError (Array has been deleted); use the call's result, or drop "
                        f"it from {'donate_argnums' if donating.argnums else 'donate_argnames'}")
                 yield self.report(node, msg, model.function_of(node))
+
+    def _left_donated(self, call: cst.Call, arg: cst.Attribute, donating: _Donating) -> Iterator[Report]:
+        """`logs, _ = self.test_fn(batch, self.states)`: a method donates an attribute of the
+        object and leaves it holding the deleted buffers; another method that reads it
+        first thing fails (measured, jax 0.10.2 CPU: RuntimeError "Array has been deleted";
+        passed to a jitted call, ValueError "Buffer has been deleted or donated")."""
+        model = self.model
+        if not isinstance(arg.value, cst.Name):
+            return
+        klass = model.class_of_self(arg.value)
+        method = model.function_of(call)
+        if klass is None or method is None or method.klass is not klass:
+            return
+        attr = arg.attr.value
+        if _stores_attribute(method.node, attr, model) or not self._device_attribute(klass, attr) \
+                or not self._returns_donated(call, arg, donating):
+            return
+        reads = []
+        for other in klass.methods.values():
+            if other is method or other.is_lambda or not other.positional or other.name == "__init__":
+                continue
+            got = _first_attribute(other.node.body, other.positional[0], attr)
+            if got is not None and not got[1]:
+                reads.append((other, got[0]))
+        if not reads:
+            return
+        other, node = reads[0]
+        # Passed to a compiled call, the deleted buffer is rejected by the executable.
+        parent = model.parent(node)
+        passed = isinstance(parent, cst.Arg) and isinstance(model.parent(parent), cst.Call) \
+            and self._compiled_or_donating(model.parent(parent).func)
+        error = "ValueError (Buffer has been deleted or donated)" if passed \
+            else "RuntimeError (Array has been deleted)"
+        yield self.report(arg, (
+            f"`{self.source(arg)}` is donated to {donating.label} and never rebound: JAX deletes its "
+            f"buffers, and `{other.name}` reads it (line {model.line_of(node)}), which then raises "
+            f"{error}; assign the call's result back, or do not donate it"),
+            method, expected=error.split()[0])
+
+    def _compiled_or_donating(self, func: cst.BaseExpression) -> bool:
+        return self._compiled(func) or self._donating(func) is not None
+
+    def _returns_donated(self, call: cst.Call, arg: cst.Attribute, donating: _Donating) -> bool:
+        """The compiled method hands the donated value back (`return logs, states`): its
+        buffers alias an output, so JAX deletes them. A donation no output can use is
+        skipped with a warning, and the array stays (measured, jax 0.10.2 CPU)."""
+        func = call.func
+        values = self.model.attribute_assignments(func) if isinstance(func, cst.Attribute) else None
+        target = tracing.wrapped_target(values[0]) if values else None
+        method = self.model.method_of_self(target) if target is not None else None
+        if method is None or method.is_lambda:
+            return False
+        index = next((i for i, a in enumerate(call.args) if a.value is arg), None)
+        if index is None or call.args[index].keyword is not None or index + 1 >= len(method.positional):
+            return False
+        param = method.positional[index + 1]
+        for ret in callees.returns_of(self.model, method):
+            value = ret.value
+            items = [el.value for el in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            if any(isinstance(v, cst.Name) and v.value == param for v in items):
+                return True
+        return False
+
+    def _device_attribute(self, klass, attr: str) -> bool:
+        """Some method stores a compiled call's outputs in `self.<attr>`
+        (`logs, self.states = self.train_fn(...)`): from then on it holds device arrays."""
+        for method in klass.methods.values():
+            if method.is_lambda:
+                continue
+            for n in _walk(method.node.body):
+                if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) \
+                        and any(_targets_attribute(t.target, attr) for t in n.targets) \
+                        and self._compiled_or_donating(n.value.func):
+                    return True
+        return False
 
     def _alias_reads(self, call: cst.Call, arg: cst.Name, donating: _Donating) -> Iterator[Report]:
         """`old_params = params` before `params, e = update_fn(params, data)`: the alias names
@@ -153,6 +231,10 @@ class DonatedBufferReuse(Rule):
             info = model.method_of_self(func)
             if info is not None:
                 return self._from_decorators(info, model.module.code_for_node(func), 1)
+            # `self.step_fn = jax.jit(self.step, donate_argnums=1)` set once, in a method.
+            values = model.attribute_assignments(func) if model.attribute_targets(func) is not None else None
+            if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+                return self._from_wrapper(values[0], model.module.code_for_node(func))
         return None
 
     def _handed(self, expr: cst.BaseExpression, label: str) -> Optional[_Donating]:
@@ -183,7 +265,8 @@ class DonatedBufferReuse(Rule):
         if q not in jax_api.DONATING_TRANSFORMS:
             return None
         target = tracing.wrapped_target(wrapper)
-        info = model.resolve_function(target) if target is not None else None
+        # A bound method (`self.step`): its argnums count the call's arguments, not `self`.
+        info = model.resolve_function(target) if isinstance(target, (cst.Name, cst.Lambda)) else None
         if info is not None and not info.is_lambda and info.node.decorators:
             info = None  # a decorator may change the signature
         kwargs = {a.keyword.value: a.value for a in wrapper.args if a.keyword is not None}
@@ -343,6 +426,53 @@ def _bound_names(stmt: cst.CSTNode) -> set[str]:
         for t in targets:
             names |= {x.value for x in walk(t) if isinstance(x, cst.Name)}
     return names
+
+
+def _targets_attribute(target: cst.BaseExpression, attr: str, base: Optional[str] = None) -> bool:
+    """`self.<attr>` among an assignment's targets (`logs, self.states = ...`)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_targets_attribute(el.value, attr, base) for el in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _targets_attribute(target.value, attr, base)
+    return isinstance(target, cst.Attribute) and target.attr.value == attr \
+        and isinstance(target.value, cst.Name) and (base is None or target.value.value == base)
+
+
+def _stores_attribute(func: cst.CSTNode, attr: str, model) -> bool:
+    """The function assigns `self.<attr>` somewhere (it may rebind it after the call)."""
+    return any(isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and any(
+        _targets_attribute(t, attr) for t in (
+            [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]))
+        for n in _walk(func.body))
+
+
+def _first_attribute(node: cst.CSTNode, base: str, attr: str):
+    """The first occurrence of `base.attr` in execution order: (node, is_store)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return None
+    if isinstance(node, cst.Attribute):
+        if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == base:
+            return node, False
+        if node.attr.value in jax_api.DELETED_ARRAY_SAFE_ATTRIBUTES:
+            return None
+        return _first_attribute(node.value, base, attr)
+    if isinstance(node, cst.Comparison) and any(
+            isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+        return None
+    if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        if node.value is not None:
+            got = _first_attribute(node.value, base, attr)
+            if got is not None:
+                return got
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        if not isinstance(node, cst.AugAssign) and any(_targets_attribute(t, attr, base) for t in targets):
+            return node, True
+        return None
+    for child in children(node):
+        got = _first_attribute(child, base, attr)
+        if got is not None:
+            return got
+    return None
 
 
 def _carried_output(model, call: cst.Call, name: str) -> bool:
