@@ -31,7 +31,8 @@ def read_attributes(model) -> None:
     One pass over the file's assignments. A plain `obj.name = value` at module level,
     where `obj = Cls(...)` is the name's one binding, is a write of `Cls`'s attribute.
     An attribute also written some other way (`obj.name = ...` on any other object,
-    `self.name += 1`, a tuple target unpacking one value, `setattr`) is not followed: its value is unknown.
+    `self.name += 1`, a tuple target unpacking one value, `setattr`) is not followed: its
+    value is unknown.
     """
     if not model.classes:
         return

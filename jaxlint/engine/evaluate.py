@@ -485,7 +485,7 @@ class _Evaluator(Flow):
             if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
                 name = test.left.value
                 if env.get(name, UNKNOWN).shape not in (Shape.UNKNOWN, Shape.SCALAR):
-                    return env, env  # an array is never None: the None side is not taken
+                    return env, env  # a known array, container or object is never None
                 if isinstance(comp.operator, cst.Is):
                     return {**env, name: SCALAR}, env
                 if isinstance(comp.operator, cst.IsNot):

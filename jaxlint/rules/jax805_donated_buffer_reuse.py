@@ -141,7 +141,8 @@ class DonatedBufferReuse(Rule):
         param = method.positional[index + 1]
         for ret in callees.returns_of(self.model, method):
             value = ret.value
-            items = [el.value for el in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            items = [el.value for el in value.elements] \
+                if isinstance(value, (cst.Tuple, cst.List)) else [value]
             if any(isinstance(v, cst.Name) and v.value == param for v in items):
                 return True
         return False
@@ -232,7 +233,7 @@ class DonatedBufferReuse(Rule):
             if info is not None:
                 return self._from_decorators(info, model.module.code_for_node(func), 1)
             # `self.step_fn = jax.jit(self.step, donate_argnums=1)` set once, in a method.
-            values = model.attribute_assignments(func) if model.attribute_targets(func) is not None else None
+            values = model.attribute_assignments(func)
             if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
                 return self._from_wrapper(values[0], model.module.code_for_node(func))
         return None
@@ -383,11 +384,8 @@ def _agreed(found: list) -> Optional[_Donating]:
     """One donation, when every candidate gives the same (by transform and arguments)."""
     if not found or any(d is None for d in found):
         return None
-    first = found[0]
-    if any((d.transform, d.argnums, d.argnames, d.info) != (first.transform, first.argnums, first.argnames,
-                                                             first.info) for d in found):
-        return None
-    return first
+    kinds = {(d.transform, d.argnums, d.argnames, d.info) for d in found}
+    return found[0] if len(kinds) == 1 else None
 
 
 # ---------------------------------------------------------------- what runs after the call
