@@ -89,7 +89,7 @@ def field_function(model, expr: Optional[cst.BaseExpression], field: str,
         if factory is None or factory.is_lambda:
             return None
         return _agreed_function(field_function(model, r.value, field, depth + 1)
-                                for r in _returns(model, factory))
+                                for r in returns_of(model, factory))
     if not isinstance(expr, cst.Name) or model.comprehension_variable(expr):
         return None
     bindings = model.scope_of(expr).lookup(expr.value)
@@ -395,7 +395,7 @@ def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[Functio
     elif not isinstance(target, cst.Name):
         return None
     found = []
-    for ret in _returns(model, factory):
+    for ret in returns_of(model, factory):
         value = ret.value
         if position is not None:
             if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) <= position:
@@ -410,7 +410,8 @@ def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[Functio
     return found[0] if found and all(f is found[0] for f in found) else None
 
 
-def _returns(model, func: FunctionInfo) -> list[cst.Return]:
+def returns_of(model, func: FunctionInfo) -> list[cst.Return]:
+    """The `return value` statements of `func` itself (not of its nested functions)."""
     return [r for r in model.nodes(cst.Return) if model.function_of(r) is func and r.value is not None]
 
 

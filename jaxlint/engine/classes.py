@@ -31,7 +31,8 @@ def read_attributes(model) -> None:
     One pass over the file's assignments. A plain `obj.name = value` at module level,
     where `obj = Cls(...)` is the name's one binding, is a write of `Cls`'s attribute.
     An attribute also written some other way (`obj.name = ...` on any other object,
-    `self.name += 1`, a tuple target, `setattr`) is not followed: its value is unknown.
+    `self.name += 1`, a tuple target unpacking one value, `setattr`) is not followed: its
+    value is unknown.
     """
     if not model.classes:
         return
@@ -54,9 +55,11 @@ def read_attributes(model) -> None:
             if isinstance(target, cst.Attribute):
                 _attribute_write(model, target, plain)
             elif isinstance(target, (cst.Tuple, cst.List)):
+                # `self.a, self.b = a, b` pairs each target with its value: plain writes.
+                paired = plain and t is cst.Assign and _pairs_elementwise(target, node.value)
                 for el in target.elements:
                     if isinstance(el.value, cst.Attribute):
-                        _attribute_write(model, el.value, False)
+                        _attribute_write(model, el.value, paired)
     for call in model.calls_named("setattr"):
         if call.args and isinstance(call.args[0].value, cst.Name):
             klass = model.class_of_self(call.args[0].value)
@@ -64,6 +67,11 @@ def read_attributes(model) -> None:
                 klass.attributes_unfollowed.add("*")
             else:
                 model.foreign_attribute_writes.add("*")
+
+
+def _pairs_elementwise(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
+        and not any(isinstance(el, cst.StarredElement) for el in (*target.elements, *value.elements))
 
 
 def _attribute_write(model, target: cst.Attribute, plain: bool) -> None:

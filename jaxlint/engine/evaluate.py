@@ -141,6 +141,9 @@ class _Evaluator(Flow):
         self.attribute_readers: dict[str, set[FunctionInfo]] = {}
         self.returning: dict[FunctionInfo, bool] = {}
         self.rebound: dict[str, bool] = {}
+        # The methods traced through a transform of the object an expression holds
+        # (`jax.jit(layer)`), to run again when the object's value changes.
+        self.wrapped_readers: dict[cst.BaseExpression, set[FunctionInfo]] = {}
 
     def mark_dirty(self, info: FunctionInfo) -> None:
         self.dirty.add(info)
@@ -190,7 +193,10 @@ class _Evaluator(Flow):
         for ctx in info.contexts.values():
             given = dict(ctx.arg_values) if ctx.arg_values is not None else None
             for p in params:
-                if p in ctx.static or p in pinned:
+                if p == self_name and ctx.via is ViaKind.WRAPPER and given is None \
+                        and self.wrapped_instance(info, ctx) is not None:
+                    v = self.wrapped_instance(info, ctx)  # `jax.jit(layer)`: that very object
+                elif p in ctx.static or p in pinned:
                     # A helper's static argument keeps what the call passes (a list, a NumPy array).
                     v = given[p] if given is not None and p in given and given[p].static else STATIC
                 elif p == self_name and ctx.via is not ViaKind.DECORATOR:
@@ -228,6 +234,25 @@ class _Evaluator(Flow):
                     env[p] = BOX if p.endswith("_ref") and self.model.mentions("jax.experimental.pallas") \
                         else CONCRETE_ARRAY
         return env
+
+    def wrapped_instance(self, info: FunctionInfo, ctx: TraceContext) -> Optional[Value]:
+        """`jax.jit(layer)` / `jax.jit(layer.apply)`: the object whose method the transform
+        traces, with the fields its constructor stored (the trace captures them as they are:
+        a concrete array stays one, and a jnp operation on it gives a tracer)."""
+        from jaxlint.engine.tracing import transform_for, wrapped_target
+
+        if ctx.via is not ViaKind.WRAPPER or not isinstance(ctx.origin, cst.Call):
+            return None
+        expr = wrapped_target(ctx.origin)
+        while isinstance(expr, cst.Call) and transform_for(self.model, self.model.qualname(expr.func)):
+            expr = wrapped_target(expr)
+        if isinstance(expr, cst.Attribute):
+            expr = expr.value
+        self.wrapped_readers.setdefault(expr, set()).add(info)
+        v = self.values.get(expr)
+        if v is None or v.shape is not Shape.OBJECT or not v.entries or v.cls is not info.klass:
+            return None
+        return v
 
     def from_sites(self, info: FunctionInfo, p: str, v: Value) -> Value:
         """A traced parameter of unknown sort that every call in this file passes a
@@ -492,6 +517,8 @@ class _Evaluator(Flow):
             comp = test.comparisons[0]
             if isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None":
                 name = test.left.value
+                if env.get(name, UNKNOWN).shape not in (Shape.UNKNOWN, Shape.SCALAR):
+                    return env, env  # a known array, container or object is never None
                 if isinstance(comp.operator, cst.Is):
                     return {**env, name: SCALAR}, env
                 if isinstance(comp.operator, cst.IsNot):
@@ -636,6 +663,9 @@ class _Evaluator(Flow):
     # -------------------------------------------------------------- expressions
     def expr(self, node: cst.BaseExpression) -> Value:
         v = self._expr(node)
+        if node in self.wrapped_readers and self.values.get(node) != v:
+            for reader in self.wrapped_readers[node]:
+                self.mark_dirty(reader)
         self.values[node] = v
         return v
 
@@ -1042,13 +1072,13 @@ class _Evaluator(Flow):
             for small in stmt.body:
                 if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                     continue
-                target, value = small.targets[0].target, small.value
-                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                        and target.value.value == init.positional[0] and isinstance(value, cst.Name)
-                        and value.value in bound and len(init.scope.bindings.get(value.value, ())) == 1):
-                    continue
-                if self.model._class_attribute_targets(klass, target.attr.value) == [target]:
-                    fields.append((target.attr.value, bound[value.value]))
+                for target, value in _paired(small.targets[0].target, small.value):
+                    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == init.positional[0] and isinstance(value, cst.Name)
+                            and value.value in bound and len(init.scope.bindings.get(value.value, ())) == 1):
+                        continue
+                    if self.model._class_attribute_targets(klass, target.attr.value) == [target]:
+                        fields.append((target.attr.value, bound[value.value]))
         return tuple(fields) or None
 
     def returns_a_value(self, info: FunctionInfo) -> bool:
@@ -1300,6 +1330,15 @@ def _linen_module(model, klass, depth: int = 0) -> bool:
     return False
 
 
+def _paired(target: cst.BaseExpression, value: cst.BaseExpression):
+    """(target, value) pairs of an assignment: `self.a, self.b = a, b` gives two."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+            and len(target.elements) == len(value.elements) \
+            and not any(isinstance(el, cst.StarredElement) for el in (*target.elements, *value.elements)):
+        return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    return [(target, value)]
+
+
 def _bind_arguments(callee: FunctionInfo, node: cst.Call, arg_values: list[Value],
                     shift: int) -> Optional[dict]:
     """Parameter name -> argument value at a call; None when `*args` make it unclear."""
@@ -1391,7 +1430,17 @@ def _join_traces(a: Value, b: Value) -> Value:
         return a
     if b.traced and not a.traced:
         return b
-    return a.join(b)
+    if {a.shape, b.shape} == {Shape.ARRAY, Shape.NUMPY}:
+        # A JAX array in one trace, a NumPy array in the other: the first trace stages
+        # what it computes from its array (`float(ub[i])` fails there), whatever the other does.
+        return a if a.shape is Shape.ARRAY else b
+    joined = a.join(b)
+    if a.shape is Shape.OBJECT and a.cls is not None and a.cls is b.cls and a.entries and b.entries \
+            and [k for k, _ in a.entries] == [k for k, _ in b.entries]:
+        # Two objects of one class (`jax.jit(layer_np)`, `jax.jit(layer_jnp)`): field by field.
+        return make(joined.kind, joined.shape, cls=a.cls,
+                    entries=tuple((k, _join_traces(v, b.entry(k))) for k, v in a.entries))
+    return joined
 
 
 def _element(v: Value, unpacking: bool = False) -> Value:

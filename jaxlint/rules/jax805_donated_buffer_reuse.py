@@ -8,7 +8,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
-from jaxlint.engine import tracing
+from jaxlint.engine import callees, tracing
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import children, walk
 from jaxlint.rules import _recompile as rc
@@ -38,6 +38,7 @@ class DonatedBufferReuse(Rule):
                "its buffer was deleted (RuntimeError: Array has been deleted)")
     confirm_kind = "trace-error"
     raises = "RuntimeError"
+    also_raises = ("ValueError", "JaxRuntimeError")
 
     def check(self) -> Iterator[Report]:
         model = self.model
@@ -52,7 +53,12 @@ class DonatedBufferReuse(Rule):
                 yield twice
                 continue
             for arg in self._donated_args(call, donating):
-                if not isinstance(arg, cst.Name) or not self._on_device(arg):
+                if isinstance(arg, cst.Attribute):
+                    yield from self._left_donated(call, arg, donating)
+                if not isinstance(arg, cst.Name):
+                    continue
+                yield from self._alias_reads(call, arg, donating)
+                if not self._on_device(arg):
                     continue
                 found = _next_use(model, call, arg.value)
                 if found is None:
@@ -77,6 +83,102 @@ class DonatedBufferReuse(Rule):
                        f"RuntimeError (Array has been deleted); use the call's result, or drop "
                        f"it from {'donate_argnums' if donating.argnums else 'donate_argnames'}")
                 yield self.report(node, msg, model.function_of(node))
+
+    def _left_donated(self, call: cst.Call, arg: cst.Attribute, donating: _Donating) -> Iterator[Report]:
+        """`logs, _ = self.test_fn(batch, self.states)`: a method donates an attribute of the
+        object and leaves it holding the deleted buffers; another method that reads it
+        first thing fails (measured, jax 0.10.2 CPU: RuntimeError "Array has been deleted";
+        passed to a jitted call, ValueError "Buffer has been deleted or donated")."""
+        model = self.model
+        if not isinstance(arg.value, cst.Name):
+            return
+        klass = model.class_of_self(arg.value)
+        method = model.function_of(call)
+        if klass is None or method is None or method.klass is not klass:
+            return
+        attr = arg.attr.value
+        if _stores_attribute(method.node, attr, model) or not self._device_attribute(klass, attr) \
+                or not self._returns_donated(call, arg, donating):
+            return
+        reads = []
+        for other in klass.methods.values():
+            if other is method or other.is_lambda or not other.positional or other.name == "__init__":
+                continue
+            got = _first_attribute(other.node.body, other.positional[0], attr)
+            if got is not None and not got[1]:
+                reads.append((other, got[0]))
+        if not reads:
+            return
+        other, node = reads[0]
+        # Passed to a compiled call, the deleted buffer is rejected by the executable.
+        parent = model.parent(node)
+        passed = isinstance(parent, cst.Arg) and isinstance(model.parent(parent), cst.Call) \
+            and self._compiled_or_donating(model.parent(parent).func)
+        error = "ValueError (Buffer has been deleted or donated)" if passed \
+            else "RuntimeError (Array has been deleted)"
+        yield self.report(arg, (
+            f"`{self.source(arg)}` is donated to {donating.label} and never rebound: JAX deletes its "
+            f"buffers, and `{other.name}` reads it (line {model.line_of(node)}), which then raises "
+            f"{error}; assign the call's result back, or do not donate it"),
+            method, expected=error.split()[0])
+
+    def _compiled_or_donating(self, func: cst.BaseExpression) -> bool:
+        return self._compiled(func) or self._donating(func) is not None
+
+    def _returns_donated(self, call: cst.Call, arg: cst.Attribute, donating: _Donating) -> bool:
+        """The compiled method hands the donated value back (`return logs, states`): its
+        buffers alias an output, so JAX deletes them. A donation no output can use is
+        skipped with a warning, and the array stays (measured, jax 0.10.2 CPU)."""
+        func = call.func
+        values = self.model.attribute_assignments(func) if isinstance(func, cst.Attribute) else None
+        target = tracing.wrapped_target(values[0]) if values else None
+        method = self.model.method_of_self(target) if target is not None else None
+        if method is None or method.is_lambda:
+            return False
+        index = next((i for i, a in enumerate(call.args) if a.value is arg), None)
+        if index is None or call.args[index].keyword is not None or index + 1 >= len(method.positional):
+            return False
+        param = method.positional[index + 1]
+        for ret in callees.returns_of(self.model, method):
+            value = ret.value
+            items = [el.value for el in value.elements] \
+                if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            if any(isinstance(v, cst.Name) and v.value == param for v in items):
+                return True
+        return False
+
+    def _device_attribute(self, klass, attr: str) -> bool:
+        """Some method stores a compiled call's outputs in `self.<attr>`
+        (`logs, self.states = self.train_fn(...)`): from then on it holds device arrays."""
+        for method in klass.methods.values():
+            if method.is_lambda:
+                continue
+            for n in _walk(method.node.body):
+                if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) \
+                        and any(_targets_attribute(t.target, attr) for t in n.targets) \
+                        and self._compiled_or_donating(n.value.func):
+                    return True
+        return False
+
+    def _alias_reads(self, call: cst.Call, arg: cst.Name, donating: _Donating) -> Iterator[Report]:
+        """`old_params = params` before `params, e = update_fn(params, data)`: the alias names
+        the donated buffers, and reading it after the call raises (measured, jax 0.10.2 CPU:
+        RuntimeError, Array has been deleted)."""
+        model = self.model
+        on_device = self._on_device(arg) or _carried_output(model, call, arg.value)
+        if not on_device:
+            return
+        for alias in _aliases(model, call, arg.value):
+            found = _next_use(model, call, alias)
+            if found is None or found[1]:
+                continue
+            node = found[0]
+            yield self.report(node, (
+                f"`{alias}` is `{arg.value}`, donated to {donating.label} on line "
+                f"{model.line_of(call)}: JAX deleted those buffers, and reading `{alias}` raises "
+                f"RuntimeError (Array has been deleted); copy it before the call "
+                f"(`{alias} = jax.tree_util.tree_map(jnp.copy, {arg.value})`), or do not donate it"),
+                model.function_of(node))
 
     def _donated_again(self, node: cst.CSTNode, call: cst.Call, donating: _Donating) -> bool:
         """The later read passes the array to the same donating function again (`f_jit(buf)`
@@ -121,13 +223,42 @@ class DonatedBufferReuse(Rule):
                 return self._from_decorators(info, func.value, 0)
             values = model.assigned_values(func)  # `step = jax.jit(update, donate_argnums=0)`
             if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
-                return self._from_wrapper(values[0], func.value)
+                return self._from_wrapper(values[0], func.value) or self._from_factory(values[0], func.value)
+            passed = callees.passed_arguments(model, func)  # `def loop(params, update_fn)`
+            if passed:
+                return _agreed([self._handed(arg, func.value) for _, arg in passed])
             return None
         if isinstance(func, cst.Attribute):
             info = model.method_of_self(func)
             if info is not None:
                 return self._from_decorators(info, model.module.code_for_node(func), 1)
+            # `self.step_fn = jax.jit(self.step, donate_argnums=1)` set once, in a method.
+            values = model.attribute_assignments(func)
+            if values is not None and len(values) == 1 and isinstance(values[0], cst.Call):
+                return self._from_wrapper(values[0], model.module.code_for_node(func))
         return None
+
+    def _handed(self, expr: cst.BaseExpression, label: str) -> Optional[_Donating]:
+        """What a caller passes as the callable: `jax.jit(f, donate_argnums=0)`, a factory's
+        call (`make_update_fn()`), or a name bound to one of those."""
+        if isinstance(expr, cst.Call):
+            return self._from_wrapper(expr, label) or self._from_factory(expr, label)
+        if isinstance(expr, cst.Name) and self.model.function_of(expr) is None:
+            found = self._donating(expr)
+            return _Donating(label, found.transform, found.argnums, found.argnames, found.info,
+                             found.shift) if found is not None else None
+        return None
+
+    def _from_factory(self, call: cst.Call, label: str) -> Optional[_Donating]:
+        """`make_update_fn()` where the function of this file returns
+        `jax.pmap(update, donate_argnums=(0,))` on every path."""
+        factory = callees.called_function(self.model, call)
+        if factory is None or factory.is_lambda or factory.traced:
+            return None
+        returns = callees.returns_of(self.model, factory)
+        if not returns or not all(isinstance(r.value, cst.Call) for r in returns):
+            return None
+        return _agreed([self._from_wrapper(r.value, label) for r in returns])
 
     def _from_wrapper(self, wrapper: cst.Call, label: str) -> Optional[_Donating]:
         model = self.model
@@ -135,7 +266,8 @@ class DonatedBufferReuse(Rule):
         if q not in jax_api.DONATING_TRANSFORMS:
             return None
         target = tracing.wrapped_target(wrapper)
-        info = model.resolve_function(target) if target is not None else None
+        # A bound method (`self.step`): its argnums count the call's arguments, not `self`.
+        info = model.resolve_function(target) if isinstance(target, (cst.Name, cst.Lambda)) else None
         if info is not None and not info.is_lambda and info.node.decorators:
             info = None  # a decorator may change the signature
         kwargs = {a.keyword.value: a.value for a in wrapper.args if a.keyword is not None}
@@ -248,7 +380,114 @@ class DonatedBufferReuse(Rule):
         return False
 
 
+def _agreed(found: list) -> Optional[_Donating]:
+    """One donation, when every candidate gives the same (by transform and arguments)."""
+    if not found or any(d is None for d in found):
+        return None
+    kinds = {(d.transform, d.argnums, d.argnames, d.info) for d in found}
+    return found[0] if len(kinds) == 1 else None
+
+
 # ---------------------------------------------------------------- what runs after the call
+def _aliases(model, call: cst.Call, name: str) -> list[str]:
+    """Names bound to `name` (`old = name`) earlier in the call's block, with neither
+    rebound before the call."""
+    stmt = _statement(model, call)
+    block = model.parent(stmt) if stmt is not None else None
+    if not isinstance(block, _BLOCKS):
+        return []
+    body = list(block.body)
+    out: list[str] = []
+    rebound: set[str] = set()
+    for s in reversed(body[:body.index(stmt)]):
+        if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign):
+            assign = s.body[0]
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if isinstance(target, cst.Name) and isinstance(assign.value, cst.Name) \
+                    and assign.value.value == name and target.value not in rebound \
+                    and not _stores(stmt, target.value):
+                out.append(target.value)
+        if _stores(s, name):
+            break
+        rebound |= _bound_names(s)
+    return out
+
+
+def _bound_names(stmt: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    for n in _walk(stmt):
+        targets = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            targets = [n.target]
+        for t in targets:
+            names |= {x.value for x in walk(t) if isinstance(x, cst.Name)}
+    return names
+
+
+def _targets_attribute(target: cst.BaseExpression, attr: str, base: Optional[str] = None) -> bool:
+    """`self.<attr>` among an assignment's targets (`logs, self.states = ...`)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_targets_attribute(el.value, attr, base) for el in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _targets_attribute(target.value, attr, base)
+    return isinstance(target, cst.Attribute) and target.attr.value == attr \
+        and isinstance(target.value, cst.Name) and (base is None or target.value.value == base)
+
+
+def _stores_attribute(func: cst.CSTNode, attr: str, model) -> bool:
+    """The function assigns `self.<attr>` somewhere (it may rebind it after the call)."""
+    return any(isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and any(
+        _targets_attribute(t, attr) for t in (
+            [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]))
+        for n in _walk(func.body))
+
+
+def _first_attribute(node: cst.CSTNode, base: str, attr: str):
+    """The first occurrence of `base.attr` in execution order: (node, is_store)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return None
+    if isinstance(node, cst.Attribute):
+        if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == base:
+            return node, False
+        if node.attr.value in jax_api.DELETED_ARRAY_SAFE_ATTRIBUTES:
+            return None
+        return _first_attribute(node.value, base, attr)
+    if isinstance(node, cst.Comparison) and any(
+            isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+        return None
+    if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        if node.value is not None:
+            got = _first_attribute(node.value, base, attr)
+            if got is not None:
+                return got
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        if not isinstance(node, cst.AugAssign) and any(_targets_attribute(t, attr, base) for t in targets):
+            return node, True
+        return None
+    for child in children(node):
+        got = _first_attribute(child, base, attr)
+        if got is not None:
+            return got
+    return None
+
+
+def _carried_output(model, call: cst.Call, name: str) -> bool:
+    """`params, e = update_fn(params, data)` in a loop: from the second iteration on,
+    `params` holds the compiled call's outputs, which are on the device."""
+    small = next((a for a in model.ancestors(call) if isinstance(a, cst.BaseSmallStatement)), None)
+    if not isinstance(small, cst.Assign) or small.value is not call \
+            or not any(_target_names(t.target, name) for t in small.targets):
+        return False
+    for anc in model.ancestors(call):
+        if isinstance(anc, _NESTED):
+            return False
+        if isinstance(anc, (cst.For, cst.While)):
+            return True
+    return False
+
+
 def _statement(model, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     """The statement (in a block) that contains `node`."""
     cur = node
