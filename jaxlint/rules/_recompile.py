@@ -349,8 +349,8 @@ def _once_per_pass(model, node, repeated, seen) -> bool:
     if _runs_step_loop(model, owner.node.body, node):
         return True
     # Not itself beside a step loop: then every call that repeats it must be.
-    calls = [c for c in model.nodes(cst.Call) if called_function(model, c) is owner
-             and (repeats_over_steps(model, c) or model.function_of(c) in repeated)]
+    calls = [c for c in calls_by_callee(model).get(owner, ())
+             if repeats_over_steps(model, c) or model.function_of(c) in repeated]
     return bool(calls) and all(_once_per_pass(model, c, repeated, seen) for c in calls)
 
 
@@ -660,10 +660,23 @@ def jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
     `f(...)`, `self.f(...)`, or `g(...)` with `g = jax.jit(f, ...)`."""
     if "nodes" in model.__dict__:  # a rerun around deep code (linter), which sees less
         return _jitted_callee(model, call)
+    if not _has_jitted_function(model):
+        return None
     known = model.__dict__.setdefault("_jitted_callees", {})  # JAX404 asks of every call twice
     if call not in known:
         known[call] = _jitted_callee(model, call)
     return known[call]
+
+
+def _has_jitted_function(model) -> bool:
+    """Whether a function of this file has a caching decorator or a jit wrapper: every
+    answer of `jitted_callee` is one, and most files have none."""
+    found = model.__dict__.get("_has_jitted_function")
+    if found is None:
+        found = model.__dict__["_has_jitted_function"] = any(
+            ctx.via == "wrapper" or _decorator_context(info) is ctx
+            for info in model.functions for ctx in info.contexts.values())
+    return found
 
 
 def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
@@ -867,7 +880,7 @@ def loops_running(model, node: cst.CSTNode) -> set:
     """The loops that run `node` on each of their passes: around it in its function, and,
     through every chain of calls of this file that runs its function, around those calls."""
     out = set()
-    calls_of = _calls_of(model)
+    calls_of = calls_by_callee(model)
     todo, seen = [node], set()
     while todo:
         cur = todo.pop()
@@ -882,7 +895,7 @@ def loops_running(model, node: cst.CSTNode) -> set:
     return out
 
 
-def _calls_of(model) -> dict:
+def calls_by_callee(model) -> dict:
     found = getattr(model, "_recompile_calls_of", None)
     if found is None:
         found = {}
@@ -900,7 +913,7 @@ def runs_eagerly(model, node: cst.CSTNode) -> bool:
     directly or through calls of its functions, and every call that reaches it does so
     from there. A function no call of this file reaches (a library's, a step some other
     file jits) may well run traced, so it does not count."""
-    calls_of = _calls_of(model)
+    calls_of = calls_by_callee(model)
     todo, seen = [node], set()
     while todo:
         cur = todo.pop()
@@ -933,7 +946,7 @@ def under_state_test(model, node: cst.CSTNode) -> bool:
         else model.__dict__.setdefault("_recompile_state_tested_rerun", {})
     if owner not in memo:
         memo[owner] = False  # a cycle of calls proves nothing
-        calls = _calls_of(model).get(owner, ())
+        calls = calls_by_callee(model).get(owner, ())
         memo[owner] = bool(calls) and all(under_state_test(model, c) for c in calls)
     return memo[owner]
 
@@ -993,7 +1006,7 @@ def _uses_at_callers(model, owner, position: int, sites: dict, depth: int) -> Op
     if owner is None or owner.is_lambda:
         return None
     out: list[cst.Call] = []
-    callers = [c for c in model.nodes(cst.Call) if called_function(model, c) is owner]
+    callers = calls_by_callee(model).get(owner)
     if not callers:
         return None
     for site in callers:
@@ -1053,11 +1066,7 @@ def repeated_functions(model, any_loop: bool = False) -> set[FunctionInfo]:
     A loop over a handful of values listed in the code (`for fused in (False, True)`)
     calls it a bounded, deliberate number of times: that does not count, unless
     `any_loop`."""
-    callers: dict[FunctionInfo, list[cst.Call]] = {}
-    for call in model.nodes(cst.Call):
-        callee = called_function(model, call)
-        if callee is not None:
-            callers.setdefault(callee, []).append(call)
+    callers: dict[FunctionInfo, list[cst.Call]] = calls_by_callee(model)
     repeated: set[FunctionInfo] = set()
     changed = True
     while changed:

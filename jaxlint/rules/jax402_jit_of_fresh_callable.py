@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
@@ -30,7 +31,6 @@ class JitOfFreshCallable(Rule):
 
     def check(self):
         model = self.model
-        self._repeated = rc.repeated_functions(model)
         for call in model.nodes(cst.Call):
             transform = rc.compiling_transform(model, call)
             if transform is None:
@@ -61,6 +61,11 @@ class JitOfFreshCallable(Rule):
                     yield from self._check(node, node, node.name, use.transform.name)
                     break
 
+    @cached_property
+    def _repeated(self) -> set:
+        # Asked only past the cheaper tests: it finds the callee of every call of the file.
+        return rc.repeated_functions(self.model)
+
     def _check(self, created, target, name: Optional[cst.Name], transform: str, program: str = ""):
         """`program`: set for eager lax control flow (`jax.lax.while_loop(cond, body, x)`),
         which compiles `jit(<program>)` and runs it at once."""
@@ -69,9 +74,9 @@ class JitOfFreshCallable(Rule):
             return
         loop = rc.repeating_loop(model, created)
         owner = model.function_of(created)
-        if owner is None or owner not in self._repeated:
-            if loop is None or not rc.repeats_over_steps(model, created):
-                return  # made once, or once per value of a handful listed in the code
+        if not (loop is not None and rc.repeats_over_steps(model, created)) \
+                and (owner is None or owner not in self._repeated):
+            return  # made once, or once per value of a handful listed in the code
         fresh = self._fresh(target, loop, owner)
         if fresh is None or transform in VALUE_KEYED_TRANSFORMS and self._equal_each_pass(target, loop):
             return
@@ -130,7 +135,7 @@ class JitOfFreshCallable(Rule):
         calls it: `outer_func(q, 1e-3)` in `for _ in range(n)`, with `q` bound before the
         loop. A closure over them is the same program each call, so rebuilding it is waste."""
         model = self.model
-        calls = [c for c in model.nodes(cst.Call) if rc.called_function(model, c) is owner]
+        calls = list(rc.calls_by_callee(model).get(owner, ()))
         if not calls or owner.vararg or owner.kwarg:
             return set()
         same = set(owner.all_params)
