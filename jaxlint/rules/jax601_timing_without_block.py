@@ -9,8 +9,9 @@ import libcst as cst
 from jaxlint.engine.callees import entering_instances, entering_withs, function_of_callable, passed_arguments
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
+from jaxlint.engine.values import Shape
 from jaxlint.engine.scopes import BindingKind, target_names
-from jaxlint.jax_api import (AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
+from jaxlint.jax_api import (SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -64,7 +65,7 @@ class TimingWithoutBlock(Rule):
                     or self._times_compile(work):
                 continue
             if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop) \
-                    or any(self._raises(c) for c in region):
+                    or any(self._raises(c) for c in region) or self._scalars_after_wait(work, region):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
@@ -78,6 +79,56 @@ class TimingWithoutBlock(Rule):
                 yield from self._timeit(call, calls)
         if model.path.endswith(".ipynb"):
             yield from self._timed_magics(calls)
+
+    def _scalars_after_wait(self, work: cst.Call, region: list[cst.Call]) -> bool:
+        """The region waited for its step (`loss.block_until_ready()`: one output of a
+        compiled program waits for all of it), then computed numbers for the log line from
+        Python scalars or the values it waited for (`lr = schedule(step)`,
+        `jnp.float32(loss[0])`): what the clock misses is scalar work, not the step."""
+        model = self.model
+        func = model.function_of(work)
+        mine = [c for c in region if model.function_of(c) is func]
+        waits = [c for c in mine if model.order[c] < model.order[work] and self._is_blocking(c)
+                 and work not in set(model.ancestors(c))]
+        if not waits:
+            return False
+        last = max(waits, key=lambda c: model.order[c])
+        waited = {n.value for c in waits for n in _names(c)}
+        before = [c for c in mine if model.order[c] < model.order[last]]
+        work_before = [c for c in before if self._is_jax_work(c)]
+        step = work_before[-1:] or before  # the last JAX work; else any call (an imported step)
+        if not any(self._bound_names(c) & waited for c in step):
+            return False  # the wait is not for the step dispatched last before it
+        later = [c for c in mine if model.order[c] > model.order[last] and self._is_jax_work(c)]
+        return bool(later) and all(self._scalar_work(c, waited) for c in later)
+
+    def _bound_names(self, call: cst.Call) -> set[str]:
+        """The names the assignment holding `call` binds (`loss, w = step(w, x)`)."""
+        for anc in self.model.ancestors(call):
+            if isinstance(anc, cst.Assign):
+                return {n.value for t in anc.targets for n in target_names(t.target)}
+            if isinstance(anc, cst.BaseStatement):
+                break
+        return set()
+
+    def _scalar_work(self, call: cst.Call, waited: set[str]) -> bool:
+        """Every input is a Python scalar or a value the region already waited for, and
+        the call is not one that sizes an array from its arguments (`jnp.ones(n)`)."""
+        model = self.model
+        if model.qualname(call.func) in SHAPE_FUNCTIONS or not call.args:
+            return False
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if receiver is not None and self._jax_array(receiver) \
+                and not {n.value for n in _names(receiver)} <= waited:
+            return False  # `x.sum(axis=0)`: the work is on the array, not the arguments
+        for arg in call.args:
+            value = model.value(arg.value)
+            if value.static and value.shape is Shape.SCALAR:
+                continue
+            names = {n.value for n in _names(arg.value)}
+            if arg.star or not names or not names <= waited:
+                return False
+        return True
 
     def _context_timer(self, start: cst.Call, stop: cst.Call):
         """A `@contextmanager` timer that reads the clock before and after its `yield`:
