@@ -97,9 +97,8 @@ def _upgrade_within(model, ev) -> None:
             if not ctx.differentiates and ctx.via is ViaKind.BODY and within.differentiates:
                 reverse = [c for c in within.contexts.values() if c.differentiates
                            and not set(c.transforms) <= jax_api.FORWARD_ONLY_TRANSFORMS]
-                if reverse:
-                    info.contexts[key] = dataclasses.replace(
-                        ctx, transforms=reverse[0].transforms + ctx.transforms, differentiates=True)
+                if reverse:  # the transforms stay the body's own (`lax.scan` first, as rules read it)
+                    info.contexts[key] = dataclasses.replace(ctx, differentiates=True)
                     ev.mark_dirty(info)
 
 

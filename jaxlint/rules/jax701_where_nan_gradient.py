@@ -107,12 +107,21 @@ def _reverse_mode(func) -> bool:
                for c in func.contexts.values())
 
 
-def _reverse_description(func) -> str:
-    """The reverse-mode transform to name in the message (`grad`, `jit(grad)`, `jacrev`)."""
+def _reverse_description(func, depth: int = 0) -> str:
+    """The reverse-mode transform to name in the message (`grad`, `jit(grad)`, `jacrev`;
+    `grad, through lax.scan` for a body applied inside a differentiated function)."""
     for c in func.contexts.values():
         if c.differentiates and not set(c.transforms) <= FORWARD_ONLY_TRANSFORMS:
+            if c.via == "body" and c.within is not None and depth < 3:
+                return f"{_reverse_description(c.within, depth + 1)}, through {c.describe()}"
+            if not any(t.rsplit(".", 1)[-1] in _REVERSE_NAMES for t in c.transforms):
+                return f"reverse-mode differentiation (through {c.describe()})"
             return c.describe()
     return "grad"
+
+
+#: The short names of reverse-mode transforms, as trace contexts list them.
+_REVERSE_NAMES = frozenset({q.rsplit(".", 1)[-1] for q in DIFFERENTIATING} | {"vjp"})
 
 
 def _traced_names(func) -> set[str]:
