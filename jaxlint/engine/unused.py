@@ -14,7 +14,9 @@ function counts as run when anything could call it:
   class may call `setup`, `__call__`, `forward`), a dunder, a test, `main`, or it
   carries a decorator that may register it (`@app.command`, `@pytest.fixture`);
 - its file reaches its names by name (`fire.Fire()`, `globals()`, `getattr`, `eval`),
-  or the project has more files than are read.
+  or the project has more files than are read;
+- its file is a module of definitions only (no module-level call of its own code,
+  loop or `__main__` block): a library, whose functions whoever imports it may call.
 
 A notebook is a program of its own: its functions are run from its cells or not at all.
 """
@@ -57,7 +59,7 @@ def never_called(model: FileModel, function: Optional[FunctionInfo]) -> bool:
         return False
     if model.path.endswith(".ipynb"):
         return True
-    if not model.path.endswith(".py") or not os.path.isfile(model.path):
+    if not model.path.endswith(".py") or not os.path.isfile(model.path) or not _runs_as_script(model):
         return False
     counts = _files_mentioning(_root(os.path.dirname(os.path.abspath(model.path))))
     if counts is None:
@@ -66,6 +68,34 @@ def never_called(model: FileModel, function: Optional[FunctionInfo]) -> bool:
     if not isinstance(data, bytes):
         return False
     return any(counts.get(f.name.encode(), 0) - _mentions(f.name, data) == 0 for f in unnamed)
+
+
+def _runs_as_script(model: FileModel) -> bool:
+    """The module runs a program of its own (a module-level call, loop or `with`, or an
+    `if __name__ == "__main__":` block): its functions are reached from that program or
+    from the project. A module of only definitions is a library: whoever imports it
+    (a user, a test, a snippet handed to the linter) may call any of its functions."""
+    for stmt in model.module.body:
+        if isinstance(stmt, (cst.For, cst.While, cst.With, cst.If)):
+            return True
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                return True
+            value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+            if isinstance(value, cst.Call) and _defined_here(model, value.func):
+                return True  # `model = Rational.create_ones()`: the module runs its own code
+    return False
+
+
+def _defined_here(model: FileModel, func: cst.BaseExpression) -> bool:
+    while isinstance(func, cst.Attribute):
+        func = func.value
+    if not isinstance(func, cst.Name):
+        return False
+    return any(isinstance(b.node, (cst.FunctionDef, cst.ClassDef))
+               for b in model.scope_of(func).lookup(func.value) or [])
 
 
 def _mentions(word: str, data: bytes) -> int:
