@@ -71,7 +71,7 @@ CONFIRMED_FINE: dict = {
                        "by design, and the rule leaves such seeds out",
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
     ("JAX502", 4, 18): "the split makes the same keys each pass, but deterministic=True draws nothing from them",
-    ("JAX502", 8, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
+    ("JAX502", 9, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
     ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: on a loaded "
                        "machine the clock can stop before the tiny run ends, and the recipe sees a pending result",
     ("JAX402", 8, 7): "one jit per test case (three cases): it compiles again per case, a cost bounded by the cases",

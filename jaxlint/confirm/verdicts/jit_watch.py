@@ -303,7 +303,7 @@ class _Watched:
 
 @dataclasses.dataclass
 class Gradient:
-    """One call of a gradient function the program made (jax.grad / jax.value_and_grad)."""
+    """One call of a gradient function the program made (jax.grad, value_and_grad, jacrev...)."""
 
     line: int  # the caller's line in the file
     out: Any
@@ -353,8 +353,14 @@ def watch_gradients(state: dict, path: str, lines: dict) -> None:
 
         setattr(jax, name, transform)
 
-    for name in ("grad", "value_and_grad"):
-        patch(name)
+    for name in _REVERSE_MODE:
+        if hasattr(jax, name):
+            patch(name)
+
+
+#: The program's reverse-mode entry points whose results JAX701 reads (`jax.jacobian` is
+#: jacrev by another name; forward mode selects tangents and makes no 0 * inf).
+_REVERSE_MODE = ("grad", "value_and_grad", "jacrev", "jacobian", "hessian")
 
 
 def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:

@@ -65,17 +65,21 @@ def is_expected(job: Job, exc: BaseException) -> bool:
     TracerBoolConversionError is a ConcretizationTypeError, but not the one `int(x)` raises)."""
     expected = job.confirm.get("expected")
     also = tuple(job.confirm.get("also_raises") or ()) + _ALSO_RAISES.get(job.f.get("code"), ())
-    if type(exc).__name__ != expected:
+    name = type(exc).__name__
+    if name != expected and name not in also:
         # The rule's other predicted errors (`jax.nn.one_hot(x, n)` with a traced n raises a
-        # ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`).
-        return type(exc).__name__ in also
-    # `jnp.zeros(n)` raises a plain TypeError: only its wording tells it from other TypeErrors.
+        # ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`) are the only others.
+        return False
+    # `jnp.zeros(n)` raises a plain TypeError: only its wording tells it from other TypeErrors
+    # (a matmul of a synthesized scalar is a ValueError too, not a donated buffer's).
     wording = _WORDING.get(job.f.get("code"))
     # Wording tells apart only the generic classes; JAX's own classes say it by their name.
-    if wording is not None and expected in ("TypeError", "ValueError", "IndexError") \
-            and not any(w in str(exc) for w in wording):
+    if wording is not None and name in _GENERIC and not any(w in str(exc) for w in wording):
         return False
     return True
+
+
+_GENERIC = ("TypeError", "ValueError", "IndexError", "RuntimeError")
 
 
 def _applied_only(job: Job, ran: str) -> Verdict:
