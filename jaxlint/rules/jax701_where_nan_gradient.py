@@ -242,10 +242,10 @@ def _excluded_finite(model, cond: cst.BaseExpression, taken_when: bool, op: cst.
     target = cond.comparisons[0]
     code = model.module.code_for_node
     op_name = type(target.operator).__name__
-    if code(cond.left) == code(arg) and _number(target.comparator) is not None:
-        c = _number(target.comparator)
-    elif code(target.comparator) == code(arg) and _number(cond.left) is not None:
-        c = _number(cond.left)
+    if code(cond.left) == code(arg) and _bound(target.comparator) is not None:
+        c = _bound(target.comparator)
+    elif code(target.comparator) == code(arg) and _bound(cond.left) is not None:
+        c = _bound(cond.left)
         op_name = _FLIPPED.get(op_name, op_name)
     else:
         return False
@@ -255,6 +255,20 @@ def _excluded_finite(model, cond: cst.BaseExpression, taken_when: bool, op: cst.
     excluded = _NEGATED[op_name] if taken_when else op_name
     return not _meets(excluded, c, singular)
 
+
+def _bound(expr: cst.BaseExpression) -> Optional[float]:
+    """A literal threshold, or a named one (`x < min_sigma_sq`, `r > self.cutoff`) read as
+    a small positive number: thresholds on a quantity one divides by are positive in the
+    code people write, and when its sign is unknown the finding is not definite."""
+    n = _number(expr)
+    if n is not None:
+        return n
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        return _TINY
+    return None
+
+
+_TINY = 1e-300
 
 _FLIPPED = {"GreaterThan": "LessThan", "LessThan": "GreaterThan",
             "GreaterThanEqual": "LessThanEqual", "LessThanEqual": "GreaterThanEqual"}
