@@ -157,7 +157,12 @@ def test_a_file_over_the_memory_limit_is_one_diagnostic_and_the_run_goes_on(tmp_
         assert "E902" not in r.stderr and "JAX201" in r.stdout
 
 
-def test_the_python_api_is_capped_too(tmp_path):
+def test_the_python_api_is_capped_too(tmp_path, monkeypatch):
+    from jaxlint import processes
+
+    # The API caps memory only where a crash would cost more than the file: a pytest
+    # worker where an earlier test ran a jaxlint worker in-process is marked disposable.
+    monkeypatch.setattr(processes, "_disposable", False)
     _big_module(tmp_path)
     from dataclasses import replace
 
