@@ -151,16 +151,23 @@ def project_facts(path: str, settings: Optional[Any] = None) -> ProjectFacts:
     return _facts(root)
 
 
-@functools.lru_cache(maxsize=64)
-def project_root(start: str, run_root: Optional[str] = None) -> str:
+def marked_root(start: str) -> Optional[str]:
+    """The nearest directory at or above `start` holding a project marker, or None."""
     d = start
     while True:
         if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
             return d
         parent = os.path.dirname(d)
         if parent == d:
-            break
+            return None
         d = parent
+
+
+@functools.lru_cache(maxsize=64)
+def project_root(start: str, run_root: Optional[str] = None) -> str:
+    marked = marked_root(start)
+    if marked is not None:
+        return marked
     if run_root is None or not _within(start, run_root):
         return start
     d = start

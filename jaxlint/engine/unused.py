@@ -33,7 +33,7 @@ import libcst as cst
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel
-from jaxlint.engine.project import _MAX_FILES, PROJECT_MARKERS, _text_files
+from jaxlint.engine.project import _MAX_FILES, _text_files, marked_root
 from jaxlint.source import read_bytes
 
 # Decorators that only wrap the function; any other may register it to be called by name.
@@ -135,14 +135,9 @@ def _unnamed(model: FileModel, function: FunctionInfo) -> bool:
 def _root(directory: str) -> str:
     """The nearest directory above with a project marker; without one, the highest
     directory that still holds code files of its own."""
-    d = directory
-    while True:
-        if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
+    marked = marked_root(directory)
+    if marked is not None:
+        return marked
     d = directory
     while True:
         parent = os.path.dirname(d)
