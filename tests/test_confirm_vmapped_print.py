@@ -9,21 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from confirm_table import verdicts_by_name
+from confirm_table import marked_finding, verdicts_by_name
 from jaxlint.finding import Finding
 
 pytest.importorskip("jax")
 
 P = str(Path(__file__).parent / "confirm_cases" / "vmapped_print.py")
-LINES = Path(P).read_text().splitlines()
 
 
 def printed(marker: str, function: str) -> Finding:
-    line = next(i for i, text in enumerate(LINES, 1) if marker in text)
-    fline = next(i for i, text in enumerate(LINES, 1) if f"def {function}(" in text)
-    return Finding(path=P, line=line, col=1, end_line=line, end_col=1, code="JAX101",
-                   message="", function=function, function_line=fline,
-                   confirm={"kind": "print"})
+    return marked_finding(P, marker, function, "JAX101", kind="print")
 
 
 @pytest.fixture(scope="module")
