@@ -555,26 +555,27 @@ class FileModel:
         return None
 
     def calls_named(self, name: str) -> list[cst.Call]:
-        """The calls `name(...)` in the file (an index built on first use)."""
-        index = self.__dict__.get("_calls_by_name")
-        if index is None:
-            index = {}
-            for call in self.nodes(cst.Call):
-                if isinstance(call.func, cst.Name):
-                    index.setdefault(call.func.value, []).append(call)
-            self._calls_by_name = index
-        return index.get(name, [])
+        """The calls `name(...)` in the file."""
+        return self._call_indexes()[0].get(name, [])
 
     def attribute_calls_named(self, attr: str) -> list[cst.Call]:
-        """The calls `<expr>.attr(...)` in the file (an index built on first use)."""
-        index = self.__dict__.get("_calls_by_attribute")
-        if index is None:
-            index = {}
+        """The calls `<expr>.attr(...)` in the file."""
+        return self._call_indexes()[1].get(attr, [])
+
+    def _call_indexes(self) -> tuple[dict, dict]:
+        """The file's calls by called name and by called attribute, built in one pass on
+        first use."""
+        indexes = self.__dict__.get("_calls_by_spelling")
+        if indexes is None:
+            by_name: dict = {}
+            by_attribute: dict = {}
             for call in self.nodes(cst.Call):
-                if isinstance(call.func, cst.Attribute):
-                    index.setdefault(call.func.attr.value, []).append(call)
-            self._calls_by_attribute = index
-        return index.get(attr, [])
+                if isinstance(call.func, cst.Name):
+                    by_name.setdefault(call.func.value, []).append(call)
+                elif isinstance(call.func, cst.Attribute):
+                    by_attribute.setdefault(call.func.attr.value, []).append(call)
+            indexes = self._calls_by_spelling = (by_name, by_attribute)
+        return indexes
 
     def names_spelled(self, name: str) -> list[cst.Name]:
         """The `Name` nodes `name` in the file, in document order (an index built on

@@ -89,7 +89,7 @@ class TimingWithoutBlock(Rule):
         func = model.function_of(work)
         mine = [c for c in region if model.function_of(c) is func]
         waits = [c for c in mine if model.order[c] < model.order[work] and self._is_blocking(c)
-                 and work not in set(model.ancestors(c))]
+                 and work not in model.ancestors(c)]
         if not waits:
             return False
         last = max(waits, key=lambda c: model.order[c])

@@ -29,6 +29,7 @@ from typing import Any, Optional
 import jax
 
 from jaxlint.confirm.verdicts.base import first_line
+from jaxlint.jax_api import DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS
 
 MAX_RECORDS = 200
 # lax control flow that compiles itself when called outside jit, and the names it compiles
@@ -358,9 +359,11 @@ def watch_gradients(state: dict, path: str, lines: dict) -> None:
             patch(name)
 
 
-#: The program's reverse-mode entry points whose results JAX701 reads (`jax.jacobian` is
-#: jacrev by another name; forward mode selects tangents and makes no 0 * inf).
-_REVERSE_MODE = ("grad", "value_and_grad", "jacrev", "jacobian", "hessian")
+#: The program's reverse-mode entry points whose results JAX701 reads, from the table of
+#: differentiating transforms (forward mode selects tangents and makes no 0 * inf).
+_REVERSE_MODE = tuple(q[len("jax."):] for q in DIFFERENTIATING
+                      if q.count(".") == 1 and q.startswith("jax.")
+                      and q[len("jax."):] not in FORWARD_ONLY_TRANSFORMS)
 
 
 def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
