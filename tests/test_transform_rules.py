@@ -93,6 +93,13 @@ CASES = {
 
         jax.grad(loss, argnums=1)(jnp.ones(3), x=jnp.ones(3))  # expect: JAX803
         """),
+    "argnums-static-one-finding": ("ValueError", """
+        @partial(jax.jit, static_argnums=1)
+        def f(x, n, y):
+            return x * n + y
+
+        jax.grad(f, argnums=(1, 2))(1.0, 2.0, 3.0)  # expect: JAX803
+        """),
     "silent-803": (None, """
         def loss(w, x, scale=1.0):
             return jnp.sum(w * x) * scale

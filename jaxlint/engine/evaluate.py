@@ -697,6 +697,8 @@ class _Evaluator(Flow):
             v = self.expr(node.expression)
             if isinstance(node.operator, cst.Not):
                 return SCALAR if v.static else UNKNOWN
+            if isinstance(node.operator, cst.BitInvert) and v.boolean:
+                return v  # `~mask` is the complement: still a boolean array of the same kind
             return _arith(v, SCALAR)
         if t is cst.BooleanOperation:
             return self.expr(node.left).join(self.expr(node.right))

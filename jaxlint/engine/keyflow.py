@@ -451,6 +451,8 @@ class _KeyFlow(Flow):
             return False
         if isinstance(loop, _COMPREHENSIONS) or isinstance(loop, cst.Call):
             return True  # a per-leaf map (a Call) also gathers every leaf's value in one tree
+        if _printed_each_repeat(self.model, use, loop):
+            return True
         function = self.model.function_of(loop)
         if anchor is None:
             meetings = self._meetings_of(function)
@@ -1167,6 +1169,45 @@ def _loops_around(model: FileModel, node: cst.CSTNode) -> list:
             out.append(anc)
         child = anc
     return out
+
+
+def _printed_each_repeat(model: FileModel, use: KeyUse, loop: cst.CSTNode) -> bool:
+    """`for _ in range(3): print(jax.random.normal(key, (2,)))`: a loop that only repeats
+    prints the same numbers on every line, and the output is where they meet. The draw
+    is in the loop itself, its arguments do not change with the loop (a loop over cases
+    passes each case instead), and what is printed is the drawn value alone (`x`,
+    `x.mean()`), not mixed with what the loop changes (`loss(params, x)`)."""
+    if use.qualname not in RANDOM_SAMPLERS or not (
+            isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call)
+            and model.qualname(loop.iter.func) in ("range", "builtins.range")):
+        return False
+    loop_names = {n.value for n in target_names(loop.target)}
+    if any(_free_names(arg.value) & loop_names for arg in use.call.args):
+        return False
+    node, parent = use.call, model.parent(use.call)
+    while parent is not None and parent is not loop.body:
+        if _is_print(model, parent):
+            return True
+        if isinstance(parent, cst.Assign) and parent.value is node:
+            break
+        node, parent = parent, model.parent(parent)
+    else:
+        return False
+    if not (len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+        return False
+    name = parent.targets[0].target.value
+    return any(_is_print(model, call) and any(_free_names(a.value) == {name} for a in call.args)
+               for call in walk(loop.body))
+
+
+def _is_print(model: FileModel, node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and model.qualname(node.func) in ("print", "builtins.print")
+
+
+def _free_names(expr: cst.CSTNode) -> set:
+    """The names an expression reads (`x.mean()` reads `x`; `mean` is an attribute)."""
+    attrs = {id(n.attr) for n in walk(expr) if isinstance(n, cst.Attribute)}
+    return {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) not in attrs}
 
 
 def _iterations_meet(met, use: KeyUse, loop: cst.CSTNode, model: FileModel) -> bool:

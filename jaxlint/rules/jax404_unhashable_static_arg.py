@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine import tracing
 from jaxlint.engine.tracing import resolve_callable
 from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
@@ -135,6 +136,8 @@ class UnhashableStaticArg(Rule):
                 found = resolve_callable(model, origin, [])
                 if found is None or found[0] is not info:
                     continue
+                if _argnums_given(model, origin):
+                    continue  # JAX803 names the argnums that reach the static argument
                 offset = found[2]
                 traced = ctx.traced_params if ctx.traced_params is not None else frozenset(
                     p for p in info.all_params if p not in ctx.static)
@@ -228,3 +231,14 @@ class UnhashableStaticArg(Rule):
             if len(kinds) == 1:
                 return kinds.pop()
         return None
+
+
+def _argnums_given(model, origin: cst.Call) -> bool:
+    """`jax.grad(f, argnums=(1, 2))`: literal argnums of a differentiating transform, which
+    JAX803 checks against the static parameters; one problem gets one finding."""
+    q = model.qualname(origin.func)
+    diff = jax_api.DIFFERENTIATING.get(q)
+    if diff is None or not diff.has_argnums:
+        return False
+    node = tracing._kwargs(origin, tracing.transform_for(model, q)).get("argnums")
+    return node is not None and tracing._literal_ints(node) is not None
