@@ -1,6 +1,5 @@
 # source: https://github.com/jax-ml/jax/issues/22339
 # expect: JAX804
-# line: 28
 # observed: jax 0.10.2 CPU: ValueError at line 28 (the call through the partial bound in __init__ with x= as a keyword): vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)=2, len(args)=1
 # batch: 12
 from functools import partial

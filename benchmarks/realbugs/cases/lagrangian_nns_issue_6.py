@@ -53,7 +53,7 @@ def update(params, batch, lr=1e-3):
 
 key = jax.random.PRNGKey(0)
 params = init_mlp(key, [4, 128, 128, 1])
-state = jax.random.normal(key, (64, 4))
+state = jax.random.normal(jax.random.PRNGKey(2), (64, 4))
 targets = jax.random.normal(jax.random.PRNGKey(1), (64, 4))
 for step in range(3):
     params, loss = update(params, (state, targets))
