@@ -82,8 +82,8 @@ def _guarded(run, *args) -> None:
 
 def _upgrade_within(model, ev) -> None:
     """`jax.grad(f)` inside a jitted function traces `f` abstractly too; a `lax.scan`
-    body or `lax.cond` branch applied inside a differentiated function is differentiated
-    with it (reverse mode runs the body's VJP)."""
+    body or `lax.cond` branch, or a function wrapped there (`jax.vmap(f)(xs)`), applied
+    inside a differentiated function is differentiated with it (reverse mode runs its VJP)."""
     for info in model.functions:
         for key, ctx in list(info.contexts.items()):
             within = ctx.within
@@ -94,7 +94,8 @@ def _upgrade_within(model, ev) -> None:
                     ctx, transforms=within.contexts_transforms() + ctx.transforms,
                     abstract=True, cached=ctx.cached or within.cached)
                 ev.mark_dirty(info)
-            if not ctx.differentiates and ctx.via is ViaKind.BODY and within.differentiates:
+            if not ctx.differentiates and ctx.via in (ViaKind.BODY, ViaKind.WRAPPER) \
+                    and within.differentiates:
                 reverse = [c for c in within.contexts.values() if c.differentiates
                            and not set(c.transforms) <= jax_api.FORWARD_ONLY_TRANSFORMS]
                 if reverse:  # the transforms stay the body's own (`lax.scan` first, as rules read it)

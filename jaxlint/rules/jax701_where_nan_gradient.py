@@ -53,8 +53,9 @@ class WhereNanGradient(Rule):
                 for op, arg in _risky_through_names(model, func, branch):
                     if op in reported:
                         continue
-                    names = _names(arg) & guarded
-                    if not names or names <= safe or _is_safe(model, arg, guarded):
+                    tested = arg if _names(arg) & guarded else _held_value(model, func, arg)
+                    names = _names(tested) & guarded
+                    if not names or names <= safe or _is_safe(model, tested, guarded):
                         continue
                     value = model.value(arg)
                     traced = _traced_names(func) | (differentiated or set())
@@ -112,7 +113,7 @@ def _reverse_description(func, depth: int = 0) -> str:
     `grad, through lax.scan` for a body applied inside a differentiated function)."""
     for c in func.contexts.values():
         if c.differentiates and not set(c.transforms) <= FORWARD_ONLY_TRANSFORMS:
-            if c.via == "body" and c.within is not None and depth < 3:
+            if c.via in ("body", "wrapper") and c.within is not None and depth < 3:
                 return f"{_reverse_description(c.within, depth + 1)}, through {c.describe()}"
             if not any(t.rsplit(".", 1)[-1] in _REVERSE_NAMES for t in c.transforms):
                 return f"reverse-mode differentiation (through {c.describe()})"
@@ -426,6 +427,21 @@ def _risky_through_names(model, func, branch: cst.BaseExpression):
         if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
             continue
         yield from _risky(model, values[0])
+
+
+def _held_value(model, func, arg: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression a risky argument stands for when it is a name bound once in the same
+    function to plain arithmetic (`excess = jnp.exp(lw) - jnp.exp(cut)`, then
+    `jnp.where(lw > cut, jnp.log(excess), 0.0)`): the condition tests what the name is made
+    of. A value with a risky operation of its own is reported at that operation instead."""
+    if not isinstance(arg, cst.Name):
+        return arg
+    values = model.assigned_values(arg)
+    if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
+        return arg
+    if next(_risky(model, values[0]), None) is not None:
+        return arg
+    return values[0]
 
 
 def _walk_expr(expr: cst.CSTNode):
