@@ -88,6 +88,41 @@ def applications(model, qualnames, positions: dict[str, tuple[Optional[int], ...
                       isinstance(target, cst.Call), False)
 
 
+def applications_at_call_sites(model, qualnames, positions: dict[str, tuple[Optional[int], ...]],
+                               names: tuple[str, ...]) -> Iterator[tuple[Applied, cst.Call]]:
+    """A transform applied to a parameter of a wrapper (`def grad(fun, has_aux=False):
+    jax.value_and_grad(fun, has_aux=has_aux)`), once per call of the wrapper in this file
+    that passes a function of the file: that function, with the options the call passes
+    or the wrapper's defaults give (an option naming another parameter reads it there)."""
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        if q not in qualnames:
+            continue
+        target = tracing.wrapped_target(call)
+        if not isinstance(target, cst.Name):
+            continue
+        wrapper = model.function_of(call)
+        if wrapper is None or wrapper.is_lambda or target.value not in wrapper.positional \
+                or target.value in wrapper.scope.bindings and any(
+                    b.kind != "param" for b in wrapper.scope.bindings[target.value]):
+            continue
+        options, unreadable = _options(call, positions[q], names, skip=1)
+        for site, shift in callees.call_sites(model, wrapper):
+            passed = callees.argument_for(site, wrapper, target.value, shift)
+            info = callees.function_of_callable(model, passed) if passed is not None else None
+            if info is None or info.is_lambda or info.node.decorators or info.is_method:
+                continue
+            given, unknown = {}, unreadable or any(a.star for a in site.args)
+            for option, expr in options.items():
+                if isinstance(expr, cst.Name) and expr.value in wrapper.all_params:
+                    expr = callees.argument_for(site, wrapper, expr.value, shift) \
+                        or wrapper.defaults.get(expr.value)
+                    unknown = unknown or expr is None
+                if expr is not None:
+                    given[option] = expr
+            yield Applied(q, call, given, unknown, info, 0, frozenset(), False, False), site
+
+
 def applied_calls(model, app: Applied) -> list[cst.Call]:
     """The calls of the transformed function: `jax.vmap(f, ...)(x)`, `vf(x)` with
     `vf = jax.vmap(f, ...)`, or a decorated `f(x)`."""
