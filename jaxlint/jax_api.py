@@ -1029,6 +1029,8 @@ METADATA_BUILTINS: frozenset[str] = frozenset({
 LITERAL_SHAPE_CONSTRUCTORS: dict[str, tuple[int, str]] = {
     "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"),
     "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
+    # Samplers take the key first: `jax.random.normal(key, (vocab_size, dim))`.
+    "jax.random.normal": (1, "shape"), "jax.random.uniform": (1, "shape"),
 }
 #: NumPy constructors that take the same shape arguments as their jax.numpy namesakes.
 NUMPY_SAME_SHAPE: frozenset[str] = frozenset({

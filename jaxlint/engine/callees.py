@@ -196,6 +196,30 @@ def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
         for call in attribute_calls(model, func.klass, func.name):
             if function_of_callable(model, call.func) is func:
                 out.append((call, shift))
+    if func.name == "__call__" and func.klass is not None:
+        out.extend((call, 1) for call in instance_calls(model, func))
+    return out
+
+
+def instance_calls(model, func: FunctionInfo) -> list[cst.Call]:
+    """`model(x)` where `model` is an instance of the class whose `__call__` is `func`
+    (a name or `self.<attr>` every binding shows to hold one): Python runs `__call__`.
+    Asked again while it is being answered (a parameter's class read from the call
+    sites of another `__call__`), it answers nothing."""
+    cache = model.__dict__.setdefault("_instance_calls", {})
+    if func in cache:
+        return cache[func] or []
+    cache[func] = None  # in progress
+    out = []
+    for call in model.nodes(cst.Call):
+        target = call.func
+        if not isinstance(target, (cst.Name, cst.Attribute)) or model.resolve_class(target) is not None \
+                or isinstance(target, cst.Name) and model.resolve_function(target) is not None:
+            continue
+        klass = instance_class(model, target)
+        if klass is not None and model.class_method(klass, "__call__") is func:
+            out.append(call)
+    cache[func] = out
     return out
 
 

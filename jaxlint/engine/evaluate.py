@@ -1283,7 +1283,9 @@ class _Evaluator(Flow):
         if not isinstance(node.func, cst.Attribute):
             return None, args
         owner = self.values.get(node.func.value, UNKNOWN)
-        if owner.shape is Shape.OBJECT and owner.cls is not None \
+        # An object of a registered pytree class is a container; its methods run all the same
+        # (`SO3.exp(x).log()`).
+        if owner.shape in (Shape.OBJECT, Shape.CONTAINER) and owner.cls is not None \
                 and node.func.attr.value in owner.cls.methods \
                 and (node.func.attr.value != "apply" or not _linen_module(self.model, owner.cls)):
             # `sampler.draw(x)` on an object made from a class of this file.

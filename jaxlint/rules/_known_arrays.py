@@ -61,6 +61,8 @@ def known_shape(model: FileModel, expr: cst.BaseExpression, depth: int = 0,
         return None
     if isinstance(expr, cst.Name):
         return _shape_of_name(model, expr, numpy, depth)
+    if isinstance(expr, cst.Attribute):
+        return _shape_of_attribute(model, expr, numpy, depth)
     if isinstance(expr, cst.Call):
         return _created_shape(model, expr, numpy, depth)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE):
@@ -102,10 +104,52 @@ def literal_indices(model: FileModel, expr: cst.BaseExpression) -> Optional[list
     if isinstance(expr, cst.Call) and model.qualname(expr.func) in jax_api.INDEX_ARRAY_CONSTRUCTORS \
             and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star \
             and isinstance(expr.args[0].value, (cst.List, cst.Tuple)):
-        values = [literal_int(el.value) if isinstance(el, cst.Element) else None
-                  for el in expr.args[0].value.elements]
-        return values if values and all(v is not None for v in values) else None
+        return _literal_ints(expr.args[0].value)
     return None
+
+
+def indices_at_call_sites(model: FileModel, expr: cst.BaseExpression) -> list[tuple[list[int], cst.Call]]:
+    """For a parameter `expr`: the literal index arrays (or ints) call sites of its
+    function pass it (`model(jnp.array([[100, 101]]))` for `ids` of `__call__`), each
+    with its call; sites passing anything else are skipped."""
+    from jaxlint.engine.callees import argument_for, call_sites
+
+    if not isinstance(expr, cst.Name) or model.comprehension_variable(expr):
+        return []
+    bindings = model.scope_of(expr).lookup(expr.value) or []
+    if len(bindings) != 1 or bindings[0].kind != "param":
+        return []
+    func = model.function_of(expr)
+    while func is not None and expr.value not in func.scope.bindings:
+        func = func.enclosing
+    if func is None or func.is_lambda or expr.value in (func.vararg, func.kwarg):
+        return []
+    out = []
+    for call, shift in call_sites(model, func):
+        arg = argument_for(call, func, expr.value, shift)
+        found = literal_indices(model, arg) if arg is not None else None
+        if found is not None:
+            out.append((found, call))
+    return out
+
+
+def _literal_ints(display: cst.BaseExpression) -> Optional[list[int]]:
+    """The ints of a (nested) list display of int literals, `[[100, 101, 102]]`."""
+    values = []
+    for el in display.elements:
+        if not isinstance(el, cst.Element):
+            return None
+        if isinstance(el.value, (cst.List, cst.Tuple)):
+            inner = _literal_ints(el.value)
+            if inner is None:
+                return None
+            values.extend(inner)
+            continue
+        v = literal_int(el.value)
+        if v is None:
+            return None
+        values.append(v)
+    return values or None
 
 
 def _shape_of_name(model: FileModel, name: cst.Name, numpy: bool = False, depth: int = 0) -> Optional[Shape]:
@@ -127,6 +171,15 @@ def _shape_of_name(model: FileModel, name: cst.Name, numpy: bool = False, depth:
             return None
         shape = found
     return shape
+
+
+def _shape_of_attribute(model: FileModel, expr: cst.Attribute, numpy: bool, depth: int) -> Optional[Shape]:
+    """`self.table`: the shape every `self.table = ...` of its class gives it, when they agree."""
+    values = model.attribute_assignments(expr)
+    if not values:
+        return None
+    shapes = {known_shape(model, v, depth + 1, numpy=numpy) for v in values}
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def _statement(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -236,7 +289,7 @@ def _created_shape(model: FileModel, call: cst.Call, numpy: bool = False, depth:
         q = "jax." + q  # NumPy's constructor makes the shape JAX's does
     if q in jax_api.LITERAL_SHAPE_CONSTRUCTORS:
         index, keyword = jax_api.LITERAL_SHAPE_CONSTRUCTORS[q]
-        return _literal_shape(argument(call, index, keyword))
+        return _literal_shape(argument(call, index, keyword), model)
     if q == "jax.numpy.arange":
         return _arange_shape(call)
     if q == "jax.numpy.linspace":
@@ -263,10 +316,13 @@ def _created_shape(model: FileModel, call: cst.Call, numpy: bool = False, depth:
     return None
 
 
-def _literal_shape(arg: Optional[cst.BaseExpression]) -> Optional[Shape]:
+def _literal_shape(arg: Optional[cst.BaseExpression], model: Optional[FileModel] = None) -> Optional[Shape]:
+    """The shape a shape argument writes: literal dimensions, or (with `model`) names
+    whose one value the code states (`(vocab_size, dim)` in `__init__`, where every
+    construction leaves `vocab_size=32`, passed or by default)."""
     if arg is None:
         return None
-    n = literal_int(arg)
+    n = _dimension(arg, model)
     if n is not None:
         return (n,) if n >= 0 else None
     if isinstance(arg, (cst.Tuple, cst.List)):
@@ -274,12 +330,25 @@ def _literal_shape(arg: Optional[cst.BaseExpression]) -> Optional[Shape]:
         for el in arg.elements:
             if not isinstance(el, cst.Element):
                 return None  # `*dims`
-            d = literal_int(el.value)
+            d = _dimension(el.value, model)
             if d is None or d < 0:
                 return None
             dims.append(d)
         return tuple(dims)
     return None
+
+
+def _dimension(expr: cst.BaseExpression, model: Optional[FileModel]) -> Optional[int]:
+    n = literal_int(expr)
+    if n is not None or model is None or isinstance(expr, (cst.Tuple, cst.List)):
+        return n
+    from jaxlint.engine.constants import int_constant, int_values_at_call_sites
+
+    n = int_constant(model, expr)
+    if n is not None:
+        return n
+    values = {v for v, _ in int_values_at_call_sites(model, expr)}
+    return values.pop() if len(values) == 1 else None
 
 
 def _arange_shape(call: cst.Call) -> Optional[Shape]:

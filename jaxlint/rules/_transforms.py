@@ -17,7 +17,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
-from jaxlint.engine import tracing
+from jaxlint.engine import callees, tracing
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import children
 from jaxlint.rules import _recompile as rc
@@ -88,6 +88,41 @@ def applications(model, qualnames, positions: dict[str, tuple[Optional[int], ...
                       isinstance(target, cst.Call), False)
 
 
+def applications_at_call_sites(model, qualnames, positions: dict[str, tuple[Optional[int], ...]],
+                               names: tuple[str, ...]) -> Iterator[tuple[Applied, cst.Call]]:
+    """A transform applied to a parameter of a wrapper (`def grad(fun, has_aux=False):
+    jax.value_and_grad(fun, has_aux=has_aux)`), once per call of the wrapper in this file
+    that passes a function of the file: that function, with the options the call passes
+    or the wrapper's defaults give (an option naming another parameter reads it there)."""
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        if q not in qualnames:
+            continue
+        target = tracing.wrapped_target(call)
+        if not isinstance(target, cst.Name):
+            continue
+        wrapper = model.function_of(call)
+        if wrapper is None or wrapper.is_lambda or target.value not in wrapper.positional \
+                or target.value in wrapper.scope.bindings and any(
+                    b.kind != "param" for b in wrapper.scope.bindings[target.value]):
+            continue
+        options, unreadable = _options(call, positions[q], names, skip=1)
+        for site, shift in callees.call_sites(model, wrapper):
+            passed = callees.argument_for(site, wrapper, target.value, shift)
+            info = callees.function_of_callable(model, passed) if passed is not None else None
+            if info is None or info.is_lambda or info.node.decorators or info.is_method:
+                continue
+            given, unknown = {}, unreadable or any(a.star for a in site.args)
+            for option, expr in options.items():
+                if isinstance(expr, cst.Name) and expr.value in wrapper.all_params:
+                    expr = callees.argument_for(site, wrapper, expr.value, shift) \
+                        or wrapper.defaults.get(expr.value)
+                    unknown = unknown or expr is None
+                if expr is not None:
+                    given[option] = expr
+            yield Applied(q, call, given, unknown, info, 0, frozenset(), False, False), site
+
+
 def applied_calls(model, app: Applied) -> list[cst.Call]:
     """The calls of the transformed function: `jax.vmap(f, ...)(x)`, `vf(x)` with
     `vf = jax.vmap(f, ...)`, or a decorated `f(x)`."""
@@ -107,6 +142,67 @@ def applied_calls(model, app: Applied) -> list[cst.Call]:
     return [c for c in model.calls_named(name.value)
             if (values := model.assigned_values(c.func)) is not None
             and len(values) == 1 and values[0] is app.node]
+
+
+@dataclass(frozen=True)
+class PartialCall:
+    """A call of `partial(vf, *bound, **kw)`, where `vf` is the transformed function:
+    the transform sees the partial's bound arguments first, then the call's."""
+
+    partial: cst.Call
+    call: cst.Call
+
+    @property
+    def starred(self) -> bool:
+        return any(a.star for a in self.partial.args[1:]) or any(a.star for a in self.call.args)
+
+    @property
+    def positional(self) -> list[cst.BaseExpression]:
+        return [a.value for a in (*self.partial.args[1:], *self.call.args) if a.keyword is None]
+
+    @property
+    def keywords(self) -> list[str]:
+        return [a.keyword.value for a in (*self.partial.args[1:], *self.call.args) if a.keyword is not None]
+
+
+def partial_calls(model, app: Applied) -> list[PartialCall]:
+    """The calls of `partial(vf, ...)` for the transformed function `vf` (written in
+    place, or a name bound to it), through the name or the `self.<attr>` the partial is
+    bound to, where that binding is the only one the call can see."""
+    if app.decorator:
+        return []
+    partials = []
+    refs = [app.node]
+    name = rc.bound_name(model, app.node)
+    if name is not None:
+        refs += [ref for ref in model.names_spelled(name.value) if ref is not name
+                 and (values := model.assigned_values(ref)) is not None and values == [app.node]]
+    for ref in refs:
+        arg = model.parent(ref)
+        call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None \
+                and not arg.star and model.qualname(call.func) in tracing.PARTIAL:
+            partials.append(call)
+    out = []
+    for p in partials:
+        assign = model.parent(p)
+        if isinstance(assign, cst.Call) and assign.func is p:
+            out.append(PartialCall(p, assign))  # `partial(vf, x=data)(theta)`
+            continue
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            continue
+        target = assign.targets[0].target
+        if isinstance(target, cst.Name):
+            calls = [c for c in model.calls_named(target.value)
+                     if (values := model.assigned_values(c.func)) is not None and values == [p]]
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and (klass := model.class_of_self(target.value)) is not None:
+            calls = [c for c in callees.attribute_calls(model, klass, target.attr.value)
+                     if (values := model.attribute_assignments(c.func)) is not None and values == [p]]
+        else:
+            continue
+        out.extend(PartialCall(p, c) for c in calls)
+    return out
 
 
 def _decorator(model, expr, qualnames, positions, names):

@@ -49,12 +49,17 @@ class WhereNanGradient(Rule):
                 continue
             safe = _safe_names(func.node)
             differentiated = _differentiated_names(model, func)
-            for taken_when, branch in ((True, call.args[1].value), (False, call.args[2].value)):
+            branches = (call.args[1].value, call.args[2].value)
+            for taken_when, branch in ((True, branches[0]), (False, branches[1])):
+                # The other branch's own where handles `w` near zero (`jnp.abs(w) < eps`):
+                # the code expects w == 0 where this branch is not taken.
+                near_zero = _zero_tested(model, func, branches[1] if taken_when else branches[0])
                 for op, arg in _risky_through_names(model, func, branch):
                     if op in reported:
                         continue
-                    tested = arg if _names(arg) & guarded else _held_value(model, func, arg)
-                    names = _names(tested) & guarded
+                    within = guarded | near_zero
+                    tested = arg if _names(arg) & within else _held_value(model, func, arg)
+                    names = _names(tested) & within
                     if not names or names <= safe or _is_safe(model, tested, guarded):
                         continue
                     value = model.value(arg)
@@ -176,6 +181,9 @@ def _differentiated_arguments(model, func, call, depth: int) -> Optional[set[str
     shift = 1 if func.is_method and isinstance(call.func, cst.Attribute) and not _is_staticmethod(func) else 0
     positional = func.positional[shift:]
     out: set[str] = set()
+    if shift and func.positional and _names(call.func.value) & caller_names:
+        # `SO3.exp(x).log()`: the object the method runs on is made from differentiated values.
+        out.add(func.positional[0])
     i = 0
     for arg in call.args:
         if arg.star:
@@ -286,6 +294,42 @@ def _meets(region: str, c: float, singular: str) -> bool:
                 "LessThanEqual": 0 <= c, "Equal": c == 0, "NotEqual": True}[region]
     return {"GreaterThan": c < 0, "GreaterThanEqual": c <= 0, "LessThan": True,
             "LessThanEqual": True, "Equal": c <= 0, "NotEqual": True}[region]
+
+
+def _zero_tested(model, func, branch: cst.BaseExpression) -> set[str]:
+    """The names that a jnp.where inside `branch` tests for 0 (`w == 0`) or for a region
+    around 0 (`jnp.abs(w) < eps`): values the branch expects to be 0 at times."""
+    out: set[str] = set()
+    for node in _walk_expr(branch):
+        if not (isinstance(node, cst.Call) and _is_where(model, node) and node.args):
+            continue
+        cond = _condition(model, func, node.args[0].value)
+        if not isinstance(cond, cst.Comparison) or len(cond.comparisons) != 1:
+            continue
+        target = cond.comparisons[0]
+        op = type(target.operator).__name__
+        sides = [(cond.left, target.comparator, op), (target.comparator, cond.left, _FLIPPED.get(op, op))]
+        for tested, bound, relation in sides:
+            # `w == 0`, or `|w| < eps`, a region around 0 (a named or computed bound is
+            # read as a positive threshold, as in `_bound`).
+            value = _number(bound)
+            if value is None and not isinstance(bound, (cst.Name, cst.Attribute, cst.Call)):
+                continue
+            if relation == "Equal" and value != 0 or relation != "Equal" and value is not None and value <= 0 \
+                    or relation not in ("Equal", "LessThan", "LessThanEqual"):
+                continue
+            if isinstance(tested, cst.Call) and model.qualname(tested.func) in _MAGNITUDES \
+                    and len(tested.args) == 1:
+                tested = tested.args[0].value
+            elif relation != "Equal":
+                continue  # `w < eps` holds for every negative w: not a test for 0
+            if isinstance(tested, cst.Name):
+                out.add(tested.value)
+    return out
+
+
+#: |x|: `jnp.abs(w) < eps` tests w for zero.
+_MAGNITUDES = frozenset({"jax.numpy.abs", "jax.numpy.absolute", "abs"})
 
 
 def _tests(model, cond: cst.BaseExpression, arg: cst.BaseExpression) -> bool:

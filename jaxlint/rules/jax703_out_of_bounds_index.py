@@ -7,7 +7,8 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
-from jaxlint.rules._known_arrays import argument, has_keyword, known_shape, literal_indices, literal_int
+from jaxlint.rules._known_arrays import (argument, has_keyword, indices_at_call_sites, known_shape,
+                                         literal_indices, literal_int)
 from jaxlint.rules.base import Report, Rule
 
 
@@ -79,8 +80,11 @@ class OutOfBoundsIndex(Rule):
         if array is None or index is None or has_keyword(call, "mode") or any(a.star for a in call.args):
             return None
         shape = known_shape(model, array)
+        if shape is None:
+            return None
         indices = literal_indices(model, index)
-        if shape is None or indices is None:
+        sites = [(indices, None)] if indices is not None else indices_at_call_sites(model, index)
+        if not sites:
             return None
         if axis_arg is None or isinstance(axis_arg, cst.Name) and axis_arg.value == "None":
             if any(d is None for d in shape):
@@ -95,11 +99,13 @@ class OutOfBoundsIndex(Rule):
                 return None
             size = shape[axis]
             where = f"axis {axis}"
-        i = next((i for i in indices if not -size <= i < size), None)
+        i, site = next(((i, site) for indices, site in sites for i in indices if not -size <= i < size),
+                       (None, None))
         if i is None:
             return None
+        passed = "" if site is None else f" (`{self.source(index)}` from the call on line {model.line_of(site)})"
         return self.report(call, (
-            f"index {i} is out of bounds for {where} of `{self.source(array)}` (size {size}), yet "
+            f"index {i}{passed} is out of bounds for {where} of `{self.source(array)}` (size {size}), yet "
             f"`{self.source(call.func)}` raises no IndexError (NumPy does): its default mode fills "
             f"the result, with NaN for floats and the most negative int for integers; use an index "
             f"in range, or pass mode='clip', mode='wrap' or mode='fill', fill_value=... explicitly"),

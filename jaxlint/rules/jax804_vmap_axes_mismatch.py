@@ -123,6 +123,24 @@ class VmapAxesMismatch(Rule):
                 # On the argument whose size differs: this call raises, at its own line.
                 yield self.report(mismatch[0], mismatch[1], where)
                 return
+        if entries is None:
+            return
+        for pc in tf.partial_calls(model, app):
+            pos = pc.positional
+            if pc.starred or len(entries) == len(pos):
+                continue
+            kw = pc.keywords
+            extra = (f"; keyword arguments such as `{kw[0]}` do not count: vmap maps them along "
+                     f"axis 0" if kw else "")
+            # On the call: the in_axes fit the function, and this call raises.
+            yield self.report(pc.call, (
+                f"in_axes on line {model.line_of(in_axes)} has {len(entries)} entries, but this "
+                f"call of `{self.source(pc.partial)}` (line {model.line_of(pc.partial)}) passes "
+                f"{len(pos)} positional argument{'s' if len(pos) != 1 else ''}{extra}: it raises "
+                f"ValueError (vmap in_axes must be ... a tuple of entries corresponding to the "
+                f"positional arguments passed to the function); bind the argument by position, or "
+                f"give one entry per positional argument"), model.function_of(pc.call))
+            return
 
     def _sizes_disagree(self, call: cst.Call, pos, entries, in_axes):
         """The first argument whose mapped axis has another size than an earlier one's
