@@ -724,6 +724,14 @@ TRACER_ERRORS: frozenset[str] = frozenset({
     "jax.errors.NonConcreteBooleanIndexError", "jax.core.ConcretizationTypeError",
     "jax.errors.JAXTypeError", "builtins.IndexError",
 })
+#: Context managers of test frameworks that expect the code inside to raise: an error a
+#: rule predicts there is the behaviour the test checks (`with pytest.raises(ValueError):`).
+EXPECTED_ERROR_CONTEXTS: frozenset[str] = frozenset({
+    "pytest.raises", "numpy.testing.assert_raises", "numpy.testing.assert_raises_regex",
+    "chex.assert_raises",
+})
+#: unittest's methods of the same meaning, called on `self`.
+EXPECTED_ERROR_METHODS: frozenset[str] = frozenset({"assertRaises", "assertRaisesRegex"})
 #: `isinstance(x, T)` with one of these: true only for tracers (or arrays).
 TRACER_TYPES: frozenset[str] = frozenset({"jax.core.Tracer"})
 #: `isinstance(x, T)` with one of these is false for every tracer (a tracer is a

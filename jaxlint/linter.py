@@ -176,6 +176,9 @@ def _check(model: FileModel, text: str, path: str, settings: Settings, codes: fr
                 path, f"internal error in {code}: {type(exc).__name__}: {exc} "
                       f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report it",
                 code="JAX000"))
+    # An error a test expects (`with pytest.raises(ValueError): f(x)`) is what it checks.
+    reports = [(rule, r) for rule, r in reports
+               if not (r.confirm.get("expected") and model.expects_error(r.node))]
     check_noqa = apply_noqa and UNUSED_NOQA in codes
     if not reports and not check_noqa:
         return result

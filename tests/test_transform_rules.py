@@ -100,6 +100,17 @@ CASES = {
 
         jax.grad(f, argnums=(1, 2))(1.0, 2.0, 3.0)  # expect: JAX803
         """),
+    # A test that expects the error: the ValueError is raised and caught (checked by
+    # test_behaviour_under_jax), and nothing is reported inside the `with`.
+    "expected-error-in-test": (None, """
+        import pytest
+
+        def add(x, y):
+            return x + y
+
+        with pytest.raises(ValueError):
+            jax.vmap(add, in_axes=(0, 0, 0))(jnp.ones(3), jnp.ones(3))
+        """),
     "silent-803": (None, """
         def loss(w, x, scale=1.0):
             return jnp.sum(w * x) * scale

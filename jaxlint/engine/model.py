@@ -747,6 +747,26 @@ class FileModel:
             child = anc
         return False
 
+    def expects_error(self, node: cst.CSTNode) -> bool:
+        """Whether `node` runs inside `with pytest.raises(...)` / `self.assertRaises(...)`:
+        a test that checks the error is raised, so reporting it tells the author nothing."""
+        from jaxlint.jax_api import EXPECTED_ERROR_CONTEXTS, EXPECTED_ERROR_METHODS
+
+        for anc in self.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if not isinstance(anc, cst.With):
+                continue
+            for item in anc.items:
+                call = item.item
+                if not isinstance(call, cst.Call):
+                    continue
+                if self.qualname(call.func) in EXPECTED_ERROR_CONTEXTS:
+                    return True
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value in EXPECTED_ERROR_METHODS:
+                    return True
+        return False
+
     def in_loop(self, node: cst.CSTNode, stop_at_function: bool = True) -> Optional[cst.CSTNode]:
         """The innermost For / While (or comprehension) around `node` in the same function."""
         for anc in self.ancestors(node):
