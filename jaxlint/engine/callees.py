@@ -199,6 +199,37 @@ def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
     return out
 
 
+def transformed_call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
+    """The calls of this file that run `func` through transforms applied to it by name:
+    `jax.grad(f)(x, obj)`, or `jf = jax.jit(f)` then `jf(x, obj)`. jit, grad, vmap and pmap
+    hand each argument to the parameter in the same place: an object they do not trace
+    is the caller's own, and one they trace is rebuilt as the same class."""
+    from jaxlint.engine.functions import ViaKind
+    from jaxlint.engine.tracing import transform_for, wrapped_target
+
+    out = []
+    for origin, ctx in func.contexts.items():
+        if ctx.via != ViaKind.WRAPPER or not isinstance(origin, cst.Call):
+            continue
+        expr = origin
+        while isinstance(expr, cst.Call) and transform_for(model, model.qualname(expr.func)) is not None:
+            expr = wrapped_target(expr)
+        if not isinstance(expr, cst.Name) or model.resolve_function(expr) is not func:
+            continue  # a partial or a bound method fills parameters first
+        parent = model.parent(origin)
+        if isinstance(parent, cst.Call) and parent.func is origin:
+            out.append((parent, 0))
+            continue
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
+                or not isinstance(parent.targets[0].target, cst.Name):
+            continue
+        for call in model.calls_named(parent.targets[0].target.value):
+            values = model.assigned_values(call.func)
+            if values is not None and len(values) == 1 and values[0] is origin:
+                out.append((call, 0))
+    return out
+
+
 def argument_for(call: cst.Call, func: FunctionInfo, param: str, shift: int) -> Optional[cst.BaseExpression]:
     """The expression `call` passes to `param` of `func` (None: not passed, or behind a star)."""
     for a in call.args:
@@ -357,7 +388,7 @@ def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
 
 
 def _from_call_sites(model, func: FunctionInfo, param: str, depth: int) -> Optional[ClassInfo]:
-    sites = call_sites(model, func)
+    sites = call_sites(model, func) + transformed_call_sites(model, func)
     if not sites:
         return None
     found = []

@@ -20,6 +20,8 @@ MUTATING_METHODS: frozenset[str] = frozenset({
 #: Class decorators that leave attribute assignment as it is.
 _NEUTRAL_CLASS_DECORATORS: frozenset[str] = frozenset({
     "dataclasses.dataclass", "typing.final", "functools.total_ordering",
+    # Registering a pytree returns the class itself.
+    "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_dataclass",
 })
 _FIX_LEAK = ("return the value from the function instead (or use jax.debug.callback to "
              "record values per call)")
@@ -161,7 +163,7 @@ class ExternalStateWrite(Rule):
         if func is None:
             return
         place = None
-        if root.value == self_name(func) and not model.value(root).traced:
+        if root.value == self_name(func) and (not model.value(root).traced or self._passed_as_is(func)):
             method = func
             while method is not None and not method.is_method:
                 method = method.enclosing
@@ -174,6 +176,25 @@ class ExternalStateWrite(Rule):
             return
         yield from self._flag(node, target if target is not None else container, func, place,
                               values, what)
+
+    def _passed_as_is(self, method: FunctionInfo) -> bool:
+        """`obj.method(...)` on a parameter that some transform of the calling function
+        does not trace (`jax.grad(f)(x, obj)` differentiates only `x`): there `self` is
+        the caller's own object, not the copy jit rebuilds from its leaves."""
+        for ctx in method.contexts.values():
+            call = ctx.origin
+            if ctx.via != "helper" or not isinstance(call, cst.Call) \
+                    or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name):
+                continue
+            caller = self.model.function_of(call)
+            name = call.func.value.value
+            if caller is None or name not in caller.all_params:
+                continue
+            if any(c.via != "helper" and (name in c.static or c.traced_params is not None
+                                          and name not in c.traced_params)
+                   for c in caller.contexts.values()):
+                return True
+        return False
 
     def _self_from_outside(self, method: FunctionInfo, depth: int) -> bool:
         """Whether `self` in this traced method can be an object made before the trace.
