@@ -150,7 +150,14 @@ def instance_class(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[
     if depth > _DEPTH:
         return None
     if isinstance(expr, cst.Call):
-        return model.resolve_class(expr.func)
+        klass = model.resolve_class(expr.func)
+        if klass is not None:
+            return klass
+        # What a function of this file returns: `state = counter.initial_state()`.
+        factory = function_of_callable(model, expr.func, depth + 1)
+        if factory is None or factory.is_lambda:
+            return None
+        return _agreed(instance_class(model, r.value, depth + 1) for r in returns_of(model, factory))
     found = getattr(model.value(expr), "cls", None)
     if isinstance(found, ClassInfo) and found.methods:
         return found
@@ -214,11 +221,17 @@ def transformed_call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, in
         expr = origin
         while isinstance(expr, cst.Call) and transform_for(model, model.qualname(expr.func)) is not None:
             expr = wrapped_target(expr)
-        if not isinstance(expr, cst.Name) or model.resolve_function(expr) is not func:
-            continue  # a partial or a bound method fills parameters first
+        if isinstance(expr, cst.Name) and model.resolve_function(expr) is func:
+            shift = 0
+        elif isinstance(expr, cst.Attribute) and func.is_method and function_of_callable(model, expr) is func:
+            from jaxlint.engine.evaluate import _is_staticmethod
+
+            shift = 0 if _is_staticmethod(func) else 1  # `jax.jit(counter.__call__)`: bound to the object
+        else:
+            continue  # a partial fills parameters first
         parent = model.parent(origin)
         if isinstance(parent, cst.Call) and parent.func is origin:
-            out.append((parent, 0))
+            out.append((parent, shift))
             continue
         if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
                 or not isinstance(parent.targets[0].target, cst.Name):
@@ -226,7 +239,7 @@ def transformed_call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, in
         for call in model.calls_named(parent.targets[0].target.value):
             values = model.assigned_values(call.func)
             if values is not None and len(values) == 1 and values[0] is origin:
-                out.append((call, 0))
+                out.append((call, shift))
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.engine.model import children
+from jaxlint.engine.model import children, walk
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.jax_api import STATEFUL_MODULE_CLASSES
@@ -173,9 +173,48 @@ class ExternalStateWrite(Rule):
         else:
             place = outlives_trace(model, root, func)
         if place is None:
+            if target is not None and root.value == self_name(func) and model.value(root).traced:
+                yield from self._write_to_copy(node, target, func)
             return
         yield from self._flag(node, target if target is not None else container, func, place,
                               values, what)
+
+    def _write_to_copy(self, node, target, method):
+        """`self.valid = False` in a method of a pytree argument of a jitted function: jit
+        hands the function a copy rebuilt from the leaves, so a write to state the class
+        flattens (its `tree_flatten` reads it) changes the copy, never the caller's object,
+        unless the object is handed back. Eagerly the same call changes the caller's."""
+        model = self.model
+        if not isinstance(target, cst.Attribute) or not method.is_method or method.klass is None:
+            return
+        flatten = method.klass.methods.get("tree_flatten")
+        attr = target.attr.value
+        if flatten is None or not flatten.positional or not any(
+                isinstance(n, cst.Attribute) and n.attr.value == attr and isinstance(n.value, cst.Name)
+                and n.value.value == flatten.positional[0] for n in walk(flatten.node.body)):
+            return
+        if _returns_name(model, method, self_name(method)):
+            return
+        callers = []
+        for ctx in method.contexts.values():
+            call = ctx.origin
+            if ctx.via != "helper" or not isinstance(call, cst.Call) \
+                    or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name):
+                return
+            caller = model.function_of(call)
+            name = call.func.value.value
+            if caller is None or name not in caller.all_params or not caller.cached \
+                    or any(c.via == "helper" for c in caller.contexts.values()) \
+                    or _returns_name(model, caller, name):
+                return
+            callers.append(caller)
+        if not callers:
+            return
+        yield self.report(node, (
+            f"`{self.source(target)} = ...` in `{method.name}`, called on an argument of the jitted "
+            f"`{callers[0].name}`, changes the copy jit rebuilds from the argument's leaves: the "
+            f"caller's object keeps its old `{attr}` (without jit it would change); return the "
+            f"new state instead, or update the object outside the jitted function"), method)
 
     def _passed_as_is(self, method: FunctionInfo) -> bool:
         """`obj.method(...)` on a parameter that some transform of the calling function
@@ -283,3 +322,15 @@ class ExternalStateWrite(Rule):
                 return True
             stack.extend(children(cur))
         return False
+
+
+def _returns_name(model, func, name: str) -> bool:
+    """Whether a `return` of `func` hands back the object `name` (alone or in a tuple)."""
+    for ret in model.nodes(cst.Return):
+        if ret.value is None or model.function_of(ret) is not func:
+            continue
+        values = [el.value for el in ret.value.elements] if isinstance(ret.value, (cst.Tuple, cst.List)) \
+            else [ret.value]
+        if any(isinstance(v, cst.Name) and v.value == name for v in values):
+            return True
+    return False
