@@ -150,7 +150,14 @@ def instance_class(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[
     if depth > _DEPTH:
         return None
     if isinstance(expr, cst.Call):
-        return model.resolve_class(expr.func)
+        klass = model.resolve_class(expr.func)
+        if klass is not None:
+            return klass
+        # What a function of this file returns: `state = counter.initial_state()`.
+        factory = function_of_callable(model, expr.func, depth + 1)
+        if factory is None or factory.is_lambda:
+            return None
+        return _agreed(instance_class(model, r.value, depth + 1) for r in returns_of(model, factory))
     found = getattr(model.value(expr), "cls", None)
     if isinstance(found, ClassInfo) and found.methods:
         return found
@@ -220,6 +227,43 @@ def instance_calls(model, func: FunctionInfo) -> list[cst.Call]:
         if klass is not None and model.class_method(klass, "__call__") is func:
             out.append(call)
     cache[func] = out
+    return out
+
+
+def transformed_call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
+    """The calls of this file that run `func` through transforms applied to it by name:
+    `jax.grad(f)(x, obj)`, or `jf = jax.jit(f)` then `jf(x, obj)`. jit, grad, vmap and pmap
+    hand each argument to the parameter in the same place: an object they do not trace
+    is the caller's own, and one they trace is rebuilt as the same class."""
+    from jaxlint.engine.functions import ViaKind
+    from jaxlint.engine.tracing import transform_for, wrapped_target
+
+    out = []
+    for origin, ctx in func.contexts.items():
+        if ctx.via != ViaKind.WRAPPER or not isinstance(origin, cst.Call):
+            continue
+        expr = origin
+        while isinstance(expr, cst.Call) and transform_for(model, model.qualname(expr.func)) is not None:
+            expr = wrapped_target(expr)
+        if isinstance(expr, cst.Name) and model.resolve_function(expr) is func:
+            shift = 0
+        elif isinstance(expr, cst.Attribute) and func.is_method and function_of_callable(model, expr) is func:
+            from jaxlint.engine.evaluate import _is_staticmethod
+
+            shift = 0 if _is_staticmethod(func) else 1  # `jax.jit(counter.__call__)`: bound to the object
+        else:
+            continue  # a partial fills parameters first
+        parent = model.parent(origin)
+        if isinstance(parent, cst.Call) and parent.func is origin:
+            out.append((parent, shift))
+            continue
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
+                or not isinstance(parent.targets[0].target, cst.Name):
+            continue
+        for call in model.calls_named(parent.targets[0].target.value):
+            values = model.assigned_values(call.func)
+            if values is not None and len(values) == 1 and values[0] is origin:
+                out.append((call, shift))
     return out
 
 
@@ -381,7 +425,7 @@ def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
 
 
 def _from_call_sites(model, func: FunctionInfo, param: str, depth: int) -> Optional[ClassInfo]:
-    sites = call_sites(model, func)
+    sites = call_sites(model, func) + transformed_call_sites(model, func)
     if not sites:
         return None
     found = []

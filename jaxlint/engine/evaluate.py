@@ -1219,8 +1219,10 @@ class _Evaluator(Flow):
             through_instance = callee is not None
             owner = self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
             if callee is not None and callee.positional and owner is not None \
-                    and owner.shape is Shape.OBJECT and owner.entries:
-                bound[callee.positional[0]] = owner  # `self` is the object, with the fields it holds
+                    and (owner.traced or owner.shape is Shape.OBJECT and owner.entries):
+                # `self` is the object, with the fields it holds; a traced pytree is the
+                # trace's own copy of it.
+                bound[callee.positional[0]] = owner
         if callee is None or callee is caller:
             return UNKNOWN
         positional = callee.positional[shift:]
@@ -1284,13 +1286,23 @@ class _Evaluator(Flow):
             return None, args
         owner = self.values.get(node.func.value, UNKNOWN)
         # An object of a registered pytree class is a container; its methods run all the same
-        # (`SO3.exp(x).log()`).
+        # (`SO3.exp(x).log()`): jit rebuilds a traced one as its class, methods and all.
         if owner.shape in (Shape.OBJECT, Shape.CONTAINER) and owner.cls is not None \
                 and node.func.attr.value in owner.cls.methods \
                 and (node.func.attr.value != "apply" or not _linen_module(self.model, owner.cls)):
             # `sampler.draw(x)` on an object made from a class of this file.
             method = owner.cls.methods[node.func.attr.value]
             return (None if _is_classmethod(method) or _is_staticmethod(method) else method), args
+        if owner.cls is None and isinstance(node.func.value, cst.Name):
+            # A parameter every call site hands an object of a class of this file, also
+            # through `jax.grad(f)(x, obj)`, which passes an argument it does not
+            # differentiate as it is.
+            from jaxlint.engine.callees import instance_class
+
+            klass = instance_class(self.model, node.func.value)
+            method = klass.methods.get(node.func.attr.value) if klass is not None else None
+            if method is not None and not (_is_classmethod(method) or _is_staticmethod(method)):
+                return method, args
         if node.func.attr.value != "apply":
             return None, args
         klass = self.values.get(node.func.value, UNKNOWN).cls

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxlint.engine.model import children
+from jaxlint.engine.model import children, walk
 
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.jax_api import STATEFUL_MODULE_CLASSES
@@ -20,6 +20,8 @@ MUTATING_METHODS: frozenset[str] = frozenset({
 #: Class decorators that leave attribute assignment as it is.
 _NEUTRAL_CLASS_DECORATORS: frozenset[str] = frozenset({
     "dataclasses.dataclass", "typing.final", "functools.total_ordering",
+    # Registering a pytree returns the class itself.
+    "jax.tree_util.register_pytree_node_class", "jax.tree_util.register_dataclass",
 })
 _FIX_LEAK = ("return the value from the function instead (or use jax.debug.callback to "
              "record values per call)")
@@ -161,7 +163,7 @@ class ExternalStateWrite(Rule):
         if func is None:
             return
         place = None
-        if root.value == self_name(func) and not model.value(root).traced:
+        if root.value == self_name(func) and (not model.value(root).traced or self._passed_as_is(func)):
             method = func
             while method is not None and not method.is_method:
                 method = method.enclosing
@@ -171,9 +173,67 @@ class ExternalStateWrite(Rule):
         else:
             place = outlives_trace(model, root, func)
         if place is None:
+            if target is not None and root.value == self_name(func) and model.value(root).traced:
+                yield from self._write_to_copy(node, target, func)
             return
         yield from self._flag(node, target if target is not None else container, func, place,
                               values, what)
+
+    def _write_to_copy(self, node, target, method):
+        """`self.valid = False` in a method of a pytree argument of a jitted function: jit
+        hands the function a copy rebuilt from the leaves, so a write to state the class
+        flattens (its `tree_flatten` reads it) changes the copy, never the caller's object,
+        unless the object is handed back. Eagerly the same call changes the caller's."""
+        model = self.model
+        if not isinstance(target, cst.Attribute) or not method.is_method or method.klass is None:
+            return
+        flatten = method.klass.methods.get("tree_flatten")
+        attr = target.attr.value
+        if flatten is None or not flatten.positional or not any(
+                isinstance(n, cst.Attribute) and n.attr.value == attr and isinstance(n.value, cst.Name)
+                and n.value.value == flatten.positional[0] for n in walk(flatten.node.body)):
+            return
+        if _returns_name(model, method, self_name(method)):
+            return
+        callers = []
+        for ctx in method.contexts.values():
+            call = ctx.origin
+            if ctx.via != "helper" or not isinstance(call, cst.Call) \
+                    or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name):
+                return
+            caller = model.function_of(call)
+            name = call.func.value.value
+            if caller is None or name not in caller.all_params or not caller.cached \
+                    or any(c.via == "helper" for c in caller.contexts.values()) \
+                    or _returns_name(model, caller, name):
+                return
+            callers.append(caller)
+        if not callers:
+            return
+        yield self.report(node, (
+            f"`{self.source(target)} = ...` in `{method.name}`, called on an argument of the jitted "
+            f"`{callers[0].name}`, changes the copy jit rebuilds from the argument's leaves: the "
+            f"caller's object keeps its old `{attr}` (without jit it would change); return the "
+            f"new state instead, or update the object outside the jitted function"), method)
+
+    def _passed_as_is(self, method: FunctionInfo) -> bool:
+        """`obj.method(...)` on a parameter that some transform of the calling function
+        does not trace (`jax.grad(f)(x, obj)` differentiates only `x`): there `self` is
+        the caller's own object, not the copy jit rebuilds from its leaves."""
+        for ctx in method.contexts.values():
+            call = ctx.origin
+            if ctx.via != "helper" or not isinstance(call, cst.Call) \
+                    or not isinstance(call.func, cst.Attribute) or not isinstance(call.func.value, cst.Name):
+                continue
+            caller = self.model.function_of(call)
+            name = call.func.value.value
+            if caller is None or name not in caller.all_params:
+                continue
+            if any(c.via != "helper" and (name in c.static or c.traced_params is not None
+                                          and name not in c.traced_params)
+                   for c in caller.contexts.values()):
+                return True
+        return False
 
     def _self_from_outside(self, method: FunctionInfo, depth: int) -> bool:
         """Whether `self` in this traced method can be an object made before the trace.
@@ -262,3 +322,15 @@ class ExternalStateWrite(Rule):
                 return True
             stack.extend(children(cur))
         return False
+
+
+def _returns_name(model, func, name: str) -> bool:
+    """Whether a `return` of `func` hands back the object `name` (alone or in a tuple)."""
+    for ret in model.nodes(cst.Return):
+        if ret.value is None or model.function_of(ret) is not func:
+            continue
+        values = [el.value for el in ret.value.elements] if isinstance(ret.value, (cst.Tuple, cst.List)) \
+            else [ret.value]
+        if any(isinstance(v, cst.Name) and v.value == name for v in values):
+            return True
+    return False

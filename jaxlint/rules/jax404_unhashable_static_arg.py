@@ -183,6 +183,35 @@ class UnhashableStaticArg(Rule):
                         info, static_arg=info.positional[0])
                     break
 
+    def _unhashable_default(self, call: cst.Call, klass) -> Optional[str]:
+        """What an unhashable default gives a field the constructor call leaves out:
+        `field(default_factory=dict)` or `default_factory=lambda: {...}` (a dataclass
+        refuses a list, dict or set as a plain default). A field declared
+        `hash=False` / `compare=False` is left out of the hash."""
+        if any(a.star for a in call.args):
+            return None
+        names = list(klass.fields) if klass.fields else _annotated_fields(klass.node)
+        passed = {a.keyword.value for a in call.args if a.keyword is not None}
+        passed |= set(names[:sum(1 for a in call.args if a.keyword is None)])
+        for stmt in klass.node.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name) \
+                        or small.target.value in passed or not isinstance(small.value, cst.Call) \
+                        or self.model.qualname(small.value.func) != "dataclasses.field":
+                    continue
+                options = {a.keyword.value: a.value for a in small.value.args if a.keyword is not None}
+                if any(isinstance(options.get(k), cst.Name) and options[k].value == "False"
+                       for k in ("hash", "compare")):
+                    continue
+                factory = options.get("default_factory")
+                made = factory.body if isinstance(factory, cst.Lambda) else factory
+                held = next((kind for t, kind in _LITERALS.items() if isinstance(made, t)), None)
+                if held is None and made is not None:
+                    held = _BUILTINS.get(self.model.qualname(made))
+                if held is not None:
+                    return f"{held} by default in `{small.target.value}`"
+        return None
+
     def _unhashable(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         model = self.model
         for t, kind in _LITERALS.items():
@@ -209,6 +238,9 @@ class UnhashableStaticArg(Rule):
                 held = next((kind for t, kind in _LITERALS.items() if isinstance(a.value, t)), None)
                 if held is not None:
                     return f"a frozen `{klass.name}` holding {held}"
+            held = self._unhashable_default(expr, klass)
+            if held is not None:
+                return f"a frozen `{klass.name}` holding {held}"
         if isinstance(expr, cst.Call):
             q = model.qualname(expr.func)
             if q in _BUILTINS:
@@ -242,3 +274,10 @@ def _argnums_given(model, origin: cst.Call) -> bool:
         return False
     node = tracing._kwargs(origin, tracing.transform_for(model, q)).get("argnums")
     return node is not None and tracing._literal_ints(node) is not None
+
+
+def _annotated_fields(node: cst.ClassDef) -> list[str]:
+    """A dataclass's fields in order: the names its body annotates."""
+    return [small.target.value for stmt in node.body.body
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ())
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)]
