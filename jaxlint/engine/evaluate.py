@@ -997,6 +997,8 @@ class _Evaluator(Flow):
                 return TRACED_MASK if q in jax_api.BOOLEAN_FUNCTIONS else TRACED_ARRAY
             if q in jax_api.NUMPY_ARRAY_CONSTRUCTORS and not any(v.traced for v in args):
                 return NUMPY_MASK if _boolean_construction(self.model, node) else NUMPY_ARRAY
+            if q in jax_api.NUMPY_FILE_READERS:
+                return NUMPY_ARRAY
             if q in jax_api.NUMPY_TO_ARRAY_METHOD and positional and positional[0].traced \
                     and positional[0].shape is Shape.ARRAY:
                 return TRACED_ARRAY  # `np.sum(x)` runs `x.sum()`: a tracer again (a dict has no `.sum`)

@@ -6,13 +6,14 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.callees import entering_instances, entering_withs, function_of_callable, passed_arguments
+from jaxlint.engine.callees import (argument_for, call_sites, entering_instances, entering_withs, function_of_callable,
+                                     passed_arguments)
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
 from jaxlint.engine.values import Shape
 from jaxlint.engine.scopes import BindingKind, target_names
 from jaxlint.jax_api import (SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
-                             INSTANT_WORK, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
+                             INSTANT_WORK, NUMPY_CONVERTING_METHODS, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
 from jaxlint.rules._recompile import called_function
@@ -65,7 +66,8 @@ class TimingWithoutBlock(Rule):
                     or self._times_compile(work):
                 continue
             if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop) \
-                    or any(self._raises(c) for c in region) or self._scalars_after_wait(work, region):
+                    or any(self._raises(c) for c in region) or self._scalars_after_wait(work, region) \
+                    or self._repeats_synced_loop(work, region, first):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
@@ -101,6 +103,50 @@ class TimingWithoutBlock(Rule):
             return False  # the wait is not for the step dispatched last before it
         later = [c for c in mine if model.order[c] > model.order[last] and self._is_jax_work(c)]
         return bool(later) and all(self._scalar_work(c, waited) for c in later)
+
+    def _repeats_synced_loop(self, work: cst.Call, region: list[cst.Call], first: int) -> bool:
+        """The work follows a timed loop that waits for each round's result, and repeats a
+        call the loop makes (an EM loop run until `float(log_likelihood(...))` converges,
+        then one more `e_step(...)`): the clock waited for every round and misses one
+        call of one more."""
+        model = self.model
+        func = model.function_of(work)
+        if any(isinstance(a, (cst.For, cst.While)) and model.order[a] >= first for a in model.ancestors(work)):
+            return False
+        for loop in model.nodes(cst.For, cst.While):
+            if not first <= model.order[loop] < model.order[work] or model.function_of(loop) is not func:
+                continue
+            end = max(model.order[n] for n in walk(loop))
+            inside = [c for c in region if loop in model.ancestors(c) and model.function_of(c) is func]
+            steps = {self.source(c.func) for c in inside if self._is_jax_work(c)}
+            after = [c for c in region if end < model.order[c] and model.function_of(c) is func
+                     and self._is_jax_work(c)]
+            if not after or not all(self.source(c.func) in steps for c in after):
+                continue
+            tests = [n for n in walk(loop.body) if isinstance(n, cst.If) and model.function_of(n) is func]
+            if any(self._waits_each_round(c, c, loop) for c in inside if self._is_blocking(c)) \
+                    or any(self._waits_each_round(n, n.test, loop) for n in tests):
+                return True
+        return False
+
+    def _waits_each_round(self, node: cst.CSTNode, waited: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+        """A wait that every round of `loop` runs, for a value the round computed:
+        `float(log_likelihood(x, mu))`, `loss.item()` or `if loss < best:` of `loss`
+        bound from JAX work."""
+        model = self.model
+        for anc in model.ancestors(node):
+            if anc is loop:
+                break
+            if isinstance(anc, (cst.If, cst.For, cst.While, cst.Try, cst.IfExp, cst.BooleanOperation)):
+                return False  # a wait some rounds skip
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in BLOCKING_METHODS:
+            waited = node.func.value
+        if any(isinstance(c, cst.Call) and c is not node and self._is_jax_work(c) for c in walk(waited)):
+            return True
+        computed = {name for c in model.nodes(cst.Call) if loop in model.ancestors(c) and self._is_jax_work(c)
+                    for name in self._bound_names(c)}
+        return _mentions(waited, computed)
 
     def _bound_names(self, call: cst.Call) -> set[str]:
         """The names the assignment holding `call` binds (`loss, w = step(w, x)`)."""
@@ -668,6 +714,10 @@ class TimingWithoutBlock(Rule):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in BLOCKING_METHODS:
             return True
+        if isinstance(func, cst.Attribute) and func.attr.value in NUMPY_CONVERTING_METHODS \
+                and self._host_array(func.value):
+            # `w.dot(v)` with `w` from np.load: NumPy converts `v`, waiting for it.
+            return any(self.model.value(a.value).shape not in (Shape.NUMPY, Shape.SCALAR) for a in call.args)
         q = self.model.qualname(func)
         if q in SIZE_DEPENDENT_FUNCTIONS and self.model.traced_function_of(call) is None:
             return _sizes_from_data(call, SIZE_DEPENDENT_FUNCTIONS[q])
@@ -679,6 +729,21 @@ class TimingWithoutBlock(Rule):
         if q in _FORMATTERS:
             return any(not isinstance(a.value, _STRINGS) for a in call.args if a.keyword is None)
         return True
+
+    def _host_array(self, expr: cst.BaseExpression) -> bool:
+        """A NumPy array by the value analysis, or a parameter to which every call of this
+        file passes one (`run(W, v)` with `W = np.load(f)`)."""
+        model = self.model
+        if model.value(expr).shape is Shape.NUMPY:
+            return True
+        if not isinstance(expr, cst.Name):
+            return False
+        bindings = model.scope_of(expr).bindings.get(expr.value)
+        func = model.function_of(expr)
+        if func is None or not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.PARAM:
+            return False
+        passed = [argument_for(call, func, expr.value, shift) for call, shift in call_sites(model, func)]
+        return bool(passed) and all(a is not None and model.value(a).shape is Shape.NUMPY for a in passed)
 
 
 def _sizes_from_data(call: cst.Call, spec) -> bool:
