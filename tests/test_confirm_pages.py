@@ -37,9 +37,6 @@ NOT_CONFIRMED = {
                        "confirm compares the jax.random calls at the flagged line only",
     ("JAX502", 5, 22): "the draw runs in Model.apply under jit, reached through train_step's nested loss: "
                        "at import confirm sees tracers, and the flagged line makes no draw itself",
-    ("JAX703", 3, 5): "the index is an index array (`np.array([13])`): confirm's recipe watches indexing "
-                      "by a constant and finds none on the line",
-    ("JAX703", 5, 4): "the same: `x.take(jnp.array([4]), axis=0)` takes an index array, not a constant",
     ("JAX404", 10, 25): "confirm traces total once, abstractly: the ValueError comes only when a "
                         "second instance's metadata array is compared on the cache lookup",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",

@@ -85,6 +85,11 @@ CASES_BY_NAME = {
                                 expected="TypeError"), "could not run", None),
     "noqa-other-tool": (made(S, "DECOY noqa", None, "JAX100"), "not reproduced", "noqa"),
     "index-in-bounds": (made(S, "DECOY index", None, "JAX703"), "not reproduced", "numerics"),
+    # An index array's indices are bounded by the axis it indexes (take without `axis`: the
+    # flattened size), never by the first axis alone.
+    "index-array-axis": (made(S, "DECOY index-axis", None, "JAX703"), "not reproduced", "numerics"),
+    "index-take-flat": (made(S, "DECOY index-flat", None, "JAX703"), "not reproduced", "numerics"),
+    "index-array-real": (made(S, "REAL index-array", None, "JAX703"), "confirmed", "numerics"),
     "x64-enabled": (made(X64, "DECOY x64", None, "JAX702"), "not reproduced", "numerics"),
     # The program's own jitted call, its own floats: the float32 result is what the call returned.
     "clock-real": (made(C, "REAL clock", None, "JAX702", clock="time.time", callee="since"),
