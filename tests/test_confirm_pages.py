@@ -26,8 +26,6 @@ NOT_CONFIRMED = {
     ("JAX503", 2, 20): "update's draws and the new noise meet in `params`, never read",
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
     ("JAX403", 10, 15): "needs optax, which the test environment does not install (could not run: package)",
-    ("JAX407", 2, 7): "50 unrolled iterations of a ~12-operation body: the lint's cost estimate reports it, "
-                      "the recipe's threshold (100 iterations) does not",
     ("JAX502", 14, 15): "the draws run inside a compiled call (the jitted add_noise), where their numbers "
                         "are not followed",
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",

@@ -67,6 +67,14 @@ CASES_BY_NAME = {
     "timing-blocked": (made(S, "DECOY blocked", None, "JAX601", "timing"), "not reproduced", "timing"),
     "unrolled-short": (made(S, "DECOY short", "short_loop", "JAX407"), "not reproduced",
                        "unrolled-loop"),
+    # A shorter loop confirms by the rule's size in jaxpr equations, read from a trace that ran
+    # the loop as often as the program's own trace did.
+    "unrolled-cheap": (made(S, "DECOY cheap-loop", "cheap_loop", "JAX407"), "not reproduced",
+                       "unrolled-loop"),
+    "unrolled-sized": (made(S, "DECOY sized-loop", "sized_loop", "JAX407"), "not reproduced",
+                       "unrolled-loop"),
+    "unrolled-heavy": (made(S, "REAL heavy-loop", "heavy_loop", "JAX407"), "confirmed",
+                       "unrolled-loop"),
     "api-tree": (made(S, "DECOY tree", None, "JAX901", "removed-api", removed="jax.tree_map"),
                  "not reproduced", "api"),
     # A removed name confirms only where the program would evaluate it, never by getattr alone.
