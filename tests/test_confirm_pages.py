@@ -35,8 +35,6 @@ NOT_CONFIRMED = {
                        "confirm compares the jax.random calls at the flagged line only",
     ("JAX502", 5, 22): "the draw runs in Model.apply under jit, reached through train_step's nested loss: "
                        "at import confirm sees tracers, and the flagged line makes no draw itself",
-    ("JAX404", 10, 25): "confirm traces total once, abstractly: the ValueError comes only when a "
-                        "second instance's metadata array is compared on the cache lookup",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",
     ("JAX402", 5, 8): "no module-level code calls per_host_sum: nothing the program does shows it",
     ("JAX402", 5, 15): "no module-level code calls outer_step (it was 'confirmed' from jit objects "

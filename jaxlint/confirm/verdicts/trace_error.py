@@ -19,8 +19,12 @@ _NON_HASHABLE = ERROR_WORDING["JAX404"][0]
 # Other errors JAX raises for a rule's pattern, measured on jax 0.10.2: `jax.nn.one_hot(x, n)`
 # with a traced n is a ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`.
 _ALSO_RAISES = {"JAX207": ("ConcretizationTypeError",)}
+# An array in a pytree's metadata (JAX404): jit compares a second instance's metadata with the
+# traced one's on the cache lookup, and jax 0.10.2 raises a ValueError saying so.
 _WORDING = {**ERROR_WORDING, "JAX301": ("does not support item assignment",
-                                        "immutable", "object does not support item assignment")}
+                                        "immutable", "object does not support item assignment"),
+            "JAX404": ERROR_WORDING["JAX404"] + (
+                "Exception raised while checking equality of metadata fields of pytree",)}
 
 
 @dataclasses.dataclass
