@@ -135,37 +135,3 @@ grid = jnp.ones((3, 5))
 column = grid.take(jnp.array([4]), axis=1)  # DECOY index-axis: column 4 of 5
 element = jnp.take(grid, 7)  # DECOY index-flat: take flattens: element 7 of 15
 rows = grid.take(np.array([0, 4]), axis=0)  # REAL index-array: row 4 of 3, filled
-
-
-@jax.jit
-def cheap_loop(x):
-    for _ in range(40):  # DECOY cheap-loop: 40 steps of 6 equations, a small program
-        x = 0.5 * (x + jnp.roll(x, 1))
-    return x
-
-
-@jax.jit
-def heavy_loop(x, key):
-    for _ in range(40):  # REAL heavy-loop: 40 draws, over a thousand equations
-        key, sub = jax.random.split(key)
-        x = x + jax.random.normal(sub, x.shape)
-    return x
-
-
-def sized_loop(x, n=60):
-    for _ in range(n):  # DECOY sized-loop: the program asks for 35 steps, not the default 60
-        x = jnp.sin(x) * jnp.cos(x) + jnp.tanh(x) * 0.5 - jnp.exp(-x) / 3.0 + jnp.sqrt(x * x)
-    return x
-
-
-sized_loop = jax.jit(sized_loop, static_argnums=1)
-cheap_loop(jnp.arange(8.0))
-heavy_loop(jnp.ones(3), jax.random.key(0))
-
-
-def feed(batches, steps):
-    for batch in batches:
-        sized_loop(batch, steps)
-
-
-feed([jnp.ones(3)], 35)
