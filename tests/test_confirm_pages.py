@@ -51,6 +51,8 @@ NOT_CONFIRMED = {
     ("JAX502", 9, 9): "the default key draws the same numbers on each call (seen, with the default "
                       "kept), but each call's mean is printed on its own: the draws meet in no one "
                       "value, as in the Use-instead blocks' evaluation keys reused each epoch",
+    ("JAX502", 15, 5): "each pass prints its own draw: the same numbers three times, but they meet in "
+                       "no one value (as ('JAX502', 9, 9)); added to the page by main at df1b8cc",
     ("JAX502", 12, 6): "the generator's two batches are the same numbers, but the example never reads "
                        "them (not reproduced, from the program's own two `next` calls)",
 }
@@ -64,6 +66,8 @@ CONFIRMED_FINE: dict = {
                        "by design, and the rule leaves such seeds out",
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
     ("JAX502", 4, 18): "the split makes the same keys each pass, but deterministic=True draws nothing from them",
+    ("JAX502", 10, 10): "a test's inputs drawn from one key per variant: the same numbers, compared "
+                        "across the variants on purpose (as ('JAX502', 9, 10)); added by main at df1b8cc",
     ("JAX502", 9, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
     ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: on a loaded "
                        "machine the clock can stop before the tiny run ends, and the recipe sees a pending result",
