@@ -26,8 +26,6 @@ NOT_CONFIRMED = {
     ("JAX503", 2, 20): "update's draws and the new noise meet in `params`, never read",
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
     ("JAX403", 10, 15): "needs optax, which the test environment does not install (could not run: package)",
-    ("JAX407", 2, 7): "50 unrolled iterations of a ~12-operation body: the lint's cost estimate reports it, "
-                      "the recipe's threshold (100 iterations) does not",
     ("JAX502", 14, 15): "the draws run inside a compiled call (the jitted add_noise), where their numbers "
                         "are not followed",
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
@@ -37,13 +35,8 @@ NOT_CONFIRMED = {
                        "confirm compares the jax.random calls at the flagged line only",
     ("JAX502", 5, 22): "the draw runs in Model.apply under jit, reached through train_step's nested loss: "
                        "at import confirm sees tracers, and the flagged line makes no draw itself",
-    ("JAX703", 3, 5): "the index is an index array (`np.array([13])`): confirm's recipe watches indexing "
-                      "by a constant and finds none on the line",
-    ("JAX703", 5, 4): "the same: `x.take(jnp.array([4]), axis=0)` takes an index array, not a constant",
     ("JAX102", 9, 22): "a write lost on jit's copy of an argument, not a leaked tracer: confirm's leak "
                        "recipe finds no tracer held outside and says not reproduced",
-    ("JAX404", 11, 25): "confirm traces total once, abstractly: the ValueError comes only when a "
-                        "second instance's metadata array is compared on the cache lookup",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",
     ("JAX402", 5, 8): "no module-level code calls per_host_sum: nothing the program does shows it",
     ("JAX402", 5, 15): "no module-level code calls outer_step (it was 'confirmed' from jit objects "
@@ -60,6 +53,8 @@ NOT_CONFIRMED = {
     ("JAX502", 9, 9): "the default key draws the same numbers on each call (seen, with the default "
                       "kept), but each call's mean is printed on its own: the draws meet in no one "
                       "value, as in the Use-instead blocks' evaluation keys reused each epoch",
+    ("JAX502", 15, 5): "each pass prints its own draw: the same numbers three times, but they meet in "
+                       "no one value (as ('JAX502', 9, 9)); added to the page by main at df1b8cc",
     ("JAX502", 12, 6): "the generator's two batches are the same numbers, but the example never reads "
                        "them (not reproduced, from the program's own two `next` calls)",
 }
@@ -73,6 +68,8 @@ CONFIRMED_FINE: dict = {
                        "by design, and the rule leaves such seeds out",
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
     ("JAX502", 4, 18): "the split makes the same keys each pass, but deterministic=True draws nothing from them",
+    ("JAX502", 10, 10): "a test's inputs drawn from one key per variant: the same numbers, compared "
+                        "across the variants on purpose (as ('JAX502', 9, 10)); added by main at df1b8cc",
     ("JAX502", 9, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
     ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: on a loaded "
                        "machine the clock can stop before the tiny run ends, and the recipe sees a pending result",

@@ -145,3 +145,25 @@ def test_realistic_pytree_arguments(text, how):
     v = out[0].verdict
     assert v["verdict"] == "confirmed", v
     assert how in v["evidence"], v
+
+
+@pytest.mark.parametrize("wrap, replayed", [
+    ("step = jax.jit(step, static_argnums=1)", True),  # the same name, rebound to its jit
+    ("step_jit = jax.jit(step)", True),
+    ("step_v = jax.vmap(step, in_axes=(0, None))", False),  # batched arguments: not step's own
+])
+def test_calls_through_a_jit_alias_are_the_programs_calls(tmp_path, wrap, replayed):
+    from jaxlint.confirm.plan import file_plans
+    from jaxlint.finding import Finding
+
+    name = wrap.split(" =")[0]
+    text = (f"import jax\nimport jax.numpy as jnp\n\n\ndef step(x, n):\n    return x * n\n\n\n"
+            f"{wrap}\n{name}(jnp.ones(3), 5)\n")
+    path = tmp_path / "alias.py"
+    path.write_text(text)
+    f = Finding(path=str(path), line=6, col=1, end_line=6, end_col=1, code="JAX201", message="",
+                function="step", function_line=5, confirm={})
+    calls = file_plans(str(path), [f])[0]["functions"][0]["calls"]
+    assert bool(calls) == replayed, calls
+    if replayed:
+        assert calls[0]["args"] == "jnp.ones(3), 5", calls

@@ -19,6 +19,7 @@ pytest.importorskip("jax")
 
 CASES = Path(__file__).parent / "confirm_cases"
 S = str(CASES / "staged.py")
+U = str(CASES / "unrolled.py")
 X64 = str(CASES / "x64_program.py")
 G = str(CASES / "removed_guarded.py")
 K = str(CASES / "kernel_refs.py")
@@ -67,6 +68,14 @@ CASES_BY_NAME = {
     "timing-blocked": (made(S, "DECOY blocked", None, "JAX601", "timing"), "not reproduced", "timing"),
     "unrolled-short": (made(S, "DECOY short", "short_loop", "JAX407"), "not reproduced",
                        "unrolled-loop"),
+    # A shorter loop confirms by the rule's size in jaxpr equations, read from a trace that ran
+    # the loop as often as the program's own trace did.
+    "unrolled-cheap": (made(U, "DECOY cheap-loop", "cheap_loop", "JAX407"), "not reproduced",
+                       "unrolled-loop"),
+    "unrolled-sized": (made(U, "DECOY sized-loop", "sized_loop", "JAX407"), "not reproduced",
+                       "unrolled-loop"),
+    "unrolled-heavy": (made(U, "REAL heavy-loop", "heavy_loop", "JAX407"), "confirmed",
+                       "unrolled-loop"),
     "api-tree": (made(S, "DECOY tree", None, "JAX901", "removed-api", removed="jax.tree_map"),
                  "not reproduced", "api"),
     # A removed name confirms only where the program would evaluate it, never by getattr alone.
@@ -85,6 +94,11 @@ CASES_BY_NAME = {
                                 expected="TypeError"), "could not run", None),
     "noqa-other-tool": (made(S, "DECOY noqa", None, "JAX100"), "not reproduced", "noqa"),
     "index-in-bounds": (made(S, "DECOY index", None, "JAX703"), "not reproduced", "numerics"),
+    # An index array's indices are bounded by the axis it indexes (take without `axis`: the
+    # flattened size), never by the first axis alone.
+    "index-array-axis": (made(S, "DECOY index-axis", None, "JAX703"), "not reproduced", "numerics"),
+    "index-take-flat": (made(S, "DECOY index-flat", None, "JAX703"), "not reproduced", "numerics"),
+    "index-array-real": (made(S, "REAL index-array", None, "JAX703"), "confirmed", "numerics"),
     "x64-enabled": (made(X64, "DECOY x64", None, "JAX702"), "not reproduced", "numerics"),
     # The program's own jitted call, its own floats: the float32 result is what the call returned.
     "clock-real": (made(C, "REAL clock", None, "JAX702", clock="time.time", callee="since"),
@@ -110,6 +124,8 @@ def test_verdict(verdicts, name):
     assert v["verdict"] == want, v
     if record is not None:
         assert v["record"]["kind"] == record, v
+    if want != "could not run":  # what ran is said in a typed record, whatever the verdict
+        assert v["record"]["kind"] not in ("note", "could-not-run"), v
     assert v["evidence"], v
 
 

@@ -377,15 +377,25 @@ class _Planner:
         return best[1] if best else None
 
     def _jit_alias(self, name: cst.Name) -> Optional[FunctionInfo]:
-        """`f_jit = jax.jit(f)`: a call of `f_jit` is a call of `f`."""
-        binding = self.model.module_scope.lookup(name.value)
+        """`f_jit = jax.jit(f)`, `f = jax.jit(f, static_argnums=1)`: a call of that name is a
+        call of `f` with the same arguments (a transform that keeps them: jit, not vmap)."""
+        binding = self.model.binding_in_effect(name)
+        if binding is None:
+            bindings = self.model.module_scope.lookup(name.value) or []
+            binding = bindings[0] if len(bindings) == 1 else None
         node = getattr(binding, "node", None) if binding is not None else None
         value = getattr(node, "value", None)
-        if isinstance(value, cst.Call) and value.args:
+        if isinstance(value, cst.Call) and value.args and value.args[0].keyword is None:
+            transform = jax_api.TRANSFORMS.get(self.model.qualname(value.func) or "")
             inner = value.args[0].value
-            if isinstance(inner, cst.Name):
+            if transform is not None and transform.name in _SAME_ARGUMENTS \
+                    and isinstance(inner, cst.Name):
                 return self.model.resolve_function(inner)
         return None
+
+
+# Transforms whose result takes the wrapped function's own arguments.
+_SAME_ARGUMENTS = ("jit", "filter_jit", "checkpoint")
 
 
 def _how_traced(info: FunctionInfo) -> dict[str, Any]:

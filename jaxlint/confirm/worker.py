@@ -26,6 +26,7 @@ import time
 import traceback
 import types
 import warnings
+from typing import Optional
 
 from jaxlint import processes
 
@@ -284,6 +285,22 @@ class _CellTimeout(Exception):
     """A notebook cell stopped for time; kept with the cells' errors."""
 
 
+def _cell_not_run(job: dict, finding: dict, cell_errors: list, watch) -> Optional[int]:
+    """The first line of the cell holding the flagged code (its function's, else its own line)
+    when that cell never ran and a cell was stopped for time, else None."""
+    if not any(isinstance(e, _CellTimeout) for e in cell_errors):
+        return None
+    at = finding.get("function_line") or finding["line"]
+    for first, last in job.get("cells") or ():
+        if first <= at <= last:
+            return first if not watch.ran(first, last) else None
+    return None
+
+
+def _timeouts(cell_errors: list) -> str:
+    return "; ".join(str(e) for e in cell_errors if isinstance(e, _CellTimeout))[:300]
+
+
 def _alarm(signum, frame):
     raise _Timeout()
 
@@ -437,6 +454,13 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
             first = _dict(imported.import_verdict(path, f, code, import_error, state))
             first["evidence"] = f"{first.get('evidence') or ''}; then: {result.get('summary')}"
             result = first
+        unrun = _cell_not_run(job, f, cell_errors, watch)
+        if unrun is not None and result.get("verdict") == COULD_NOT_RUN:
+            # The flagged code's cell never ran because the notebook's time was spent: that,
+            # not what the recipe then lacked (a function not defined), is why.
+            result = could_not_run("the notebook's time limit was spent before this cell ran",
+                                   f"the cell from line {unrun} on never ran: "
+                                   f"{_timeouts(cell_errors)}; then: {result.get('summary')}")
         if cell_errors and result.get("verdict") == COULD_NOT_RUN:
             failed = ", ".join(f"{type(e).__name__} at line {fr.line}" if (
                 fr := imported.innermost_user_frame(e)) is not None else str(e)

@@ -131,3 +131,7 @@ params = {"w": 1.0}
 halved = jax.tree_util.tree_map(lambda p: p / 2, params)  # DECOY tree: not jax.tree_map
 z = jnp.ones(2)  # noqa: E501  # DECOY noqa: another tool's code
 first = jnp.arange(3.0)[2]  # DECOY index: in bounds
+grid = jnp.ones((3, 5))
+column = grid.take(jnp.array([4]), axis=1)  # DECOY index-axis: column 4 of 5
+element = jnp.take(grid, 7)  # DECOY index-flat: take flattens: element 7 of 15
+rows = grid.take(np.array([0, 4]), axis=0)  # REAL index-array: row 4 of 3, filled

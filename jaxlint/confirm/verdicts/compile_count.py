@@ -258,8 +258,9 @@ def confirm(job: Job) -> Verdict:
                        f"ran {how}; the jitted call at line {job.line} never compiled (a cache "
                        f"warmed earlier served it, or the arguments did not vary){seen}", shapes)
     return verdict(NOT_REPRODUCED, f"{n} compile for {max(ran, len(calls))} calls",
-                   f"ran {how}; {evidence or 'no cache miss at this line after the first'}{seen}",
-                   shapes)
+                   CompileEvidence(compiles=n, calls=max(ran, len(calls)), how=how, miss=evidence,
+                                   note=f"ran {how}; {evidence or 'no cache miss at this line after the first'}"
+                                        f"{seen}"), shapes)
 
 
 

@@ -35,7 +35,7 @@ def _same_numbers(a: dict, b: dict, field: str = "head") -> bool:
 
 @dataclasses.dataclass
 class DrawEvidence(Evidence):
-    """Two draws, at the flagged sites, with the same key."""
+    """Two draws at the flagged sites with the same key; `key` empty when no two shared one."""
 
     kind: ClassVar[str] = "identical-draws"
     first_line: int = 0
@@ -192,8 +192,13 @@ def confirm(job: Job) -> Verdict:
                   (" (too many values to follow)" if FLOW.full else "")
         return verdict(NOT_REPRODUCED, f"{where} with the same key, but the numbers never "
                                        f"reached one result together",
-                       f"{drawn}; {why}", shapes)
+                       DrawEvidence(first_line=other["line"], second_line=d["line"], key=d["key"],
+                                    values=f"{other['value']} / {d['value']}", note=f"{drawn}; {why}"),
+                       shapes)
     sites = {previous} if previous is not None else flagged
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))
     return verdict(NOT_REPRODUCED, "the flagged draws used different keys",
-                   f"{len(draws)} draws ({how}); no two draws at {at} share a key", shapes)
+                   DrawEvidence(first_line=min(sites | {job.line}), second_line=job.line,
+                                values=", ".join(d["value"] for d in here[:2]),
+                                note=f"{len(draws)} draws ({how}); no two draws at {at} share a key"),
+                   shapes)

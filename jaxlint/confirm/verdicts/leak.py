@@ -171,9 +171,10 @@ def confirm(job: Job) -> Verdict:
                            LeakEvidence(reported_by="jax.checking_leaks()", note=said), a.shapes)
         checker_text = first_line(checker) if checker is not None else "the leak checker was silent"
         return verdict(NOT_REPRODUCED, "no tracer leaked",
-                       f"line {job.line} ran under jax.checking_leaks(); no module global "
-                       f"{'`' + name + '` ' if name else ''}holds a new tracer ({checker_text})",
-                       a.shapes)
+                       LeakEvidence(where=name or "", reported_by="jax.checking_leaks()", note=(
+                           f"line {job.line} ran under jax.checking_leaks(); no module global "
+                           f"{'`' + name + '` ' if name else ''}holds a new tracer "
+                           f"({checker_text})")), a.shapes)
     if last_err is not None:
         return verdict(COULD_NOT_RUN, f"the function raised {type(last_err[0]).__name__}",
                        f"{first_line(last_err[0])} (with {last_err[1]})", last_err[1])

@@ -226,10 +226,77 @@ def _constructed(node: ast.AST) -> Optional[str]:
     return ast.unparse(node)
 
 
-def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
-    """(array, constant index, how) for `x[5]`, `x.at[5]`, `jnp.take(x, 5)`: the array is a
-    name, or the source of an array made in place by a constructor of constants
-    (`jnp.arange(10)[11]`), or None where it is another expression no frame holds."""
+_INDEX_ARRAYS = ("array", "asarray")
+
+
+def _indices(node: ast.AST) -> Optional[list[int]]:
+    """The literal indices of an index: `5`, `-1`, or an index array of literals
+    (`np.array([13])`, `jnp.asarray((0, 4))`), which JAX clamps or fills per element."""
+    idx = _int_constant(node)
+    if idx is not None:
+        return [idx]
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
+            or node.func.attr not in _INDEX_ARRAYS or len(node.args) != 1 or node.keywords:
+        return None
+    root = node.func.value
+    if not isinstance(root, ast.Name) or root.id not in _NUMPY_ROOTS:
+        return None
+    try:
+        value = ast.literal_eval(node.args[0])
+    except ValueError:
+        return None
+    flat = list(np.ravel(np.asarray(value, dtype=object)))
+    if not flat or not all(isinstance(v, int) and not isinstance(v, bool) for v in flat):
+        return None
+    return [int(v) for v in flat]
+
+
+@dataclasses.dataclass
+class _Index:
+    """`x[i]`, `x.at[i]`, `jnp.take(x, i, axis=a)`, `x.take(i, axis=a)`: the array's name (or the
+    source of an array a constructor of constants makes in place, or None for another
+    expression), its literal indices, and the axis they index (None: the flattened array, as
+    `take` without `axis` reads it)."""
+
+    array: Optional[str]
+    indices: list[int]
+    how: str
+    axis: Optional[int] = 0
+
+
+def _take(node: ast.Call) -> Optional[_Index]:
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr != "take":
+        return None
+    keywords = {k.arg: k.value for k in node.keywords}
+    root = func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name) and root.id in _NUMPY_ROOTS:
+        args = node.args  # jnp.take(x, i, axis), jax.numpy.take(...)
+        how = "take(x, i)"
+    else:
+        args = [func.value, *node.args]  # x.take(i, axis)
+        how = "x.take(i)"
+    if len(args) < 2 or not isinstance(args[0], ast.Name):
+        return None
+    indices = _indices(args[1])
+    axis_node = args[2] if len(args) > 2 else keywords.get("axis")
+    axis = None
+    if axis_node is not None and not (isinstance(axis_node, ast.Constant) and axis_node.value is None):
+        axis = _int_constant(axis_node)
+        if axis is None:
+            return None  # an axis the code computes: which size bounds the index is unknown
+    if indices is None:
+        return None
+    return _Index(args[0].id, indices, how + (f" along axis {axis}" if axis is not None else
+                                              " of the flattened array"), axis)
+
+
+def _index_of(stmt: ast.stmt) -> Optional[_Index]:
+    """The first constant index the statement makes: of a name, else of an array made in place
+    by a constructor of constants (`jnp.arange(10)[11]`, array None for another expression
+    no frame holds)."""
     unnamed = None
     for comp in ast.walk(stmt):
         if isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
@@ -242,17 +309,15 @@ def _index_of(stmt: ast.stmt) -> Optional[tuple[str, int, str]]:
             how = "x[i]"
             if isinstance(base, ast.Attribute) and base.attr == "at":
                 base, how = base.value, "x.at[i]"
-            idx = _int_constant(node.slice)
-            if isinstance(base, ast.Name) and idx is not None:
-                return base.id, idx, how
-            if idx is not None and unnamed is None:
-                unnamed = (_constructed(base), idx, how)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr == "take" and len(node.args) >= 2 \
-                and isinstance(node.args[0], ast.Name):
-            idx = _int_constant(node.args[1])
-            if idx is not None:
-                return node.args[0].id, idx, "take(x, i)"
+            indices = _indices(node.slice)
+            if isinstance(base, ast.Name) and indices is not None:
+                return _Index(base.id, indices, how)
+            if indices is not None and unnamed is None:
+                unnamed = _Index(_constructed(base), indices, how)
+        if isinstance(node, ast.Call):
+            taken = _take(node)
+            if taken is not None:
+                return taken
     return unnamed
 
 
@@ -262,13 +327,14 @@ def confirm_clamped_index(job: Job) -> Verdict:
     if found is None:
         return verdict(NOT_REPRODUCED, "no silent constant index at the line",
                        NumericsEvidence(line=job.line, note="the line indexes no array by a "
-                                        "constant (or says its `mode=`, or indexes a "
-                                        "comprehension's own name)"))
-    name, idx, how = found
+                                        "constant or an index array of literals (or says its "
+                                        "`mode=`, or indexes a comprehension's own name)"))
+    name, how = found.array, found.how
+    shown_idx = found.indices[0] if len(found.indices) == 1 else found.indices
     if name is None:
         return verdict(COULD_NOT_RUN, "the indexed array is an expression",
                        f"line {job.line} indexes an array it computes in place ({how} with i = "
-                       f"{idx}); no name holds it, so its size cannot be read from the run")
+                       f"{shown_idx}); no name holds it, so its size cannot be read from the run")
     hits = probe_hits(job)
     if not hits:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
@@ -283,18 +349,25 @@ def confirm_clamped_index(job: Job) -> Verdict:
     shape = getattr(array, "shape", None)
     if not shape:
         return verdict(COULD_NOT_RUN, f"`{name}` held no array when line {job.line} ran")
-    size = shape[0]
+    if found.axis is None:
+        size, where = int(np.prod(shape)), "elements"
+    elif -len(shape) <= found.axis < len(shape):
+        size, where = shape[found.axis], "elements" if len(shape) == 1 else f"entries of axis {found.axis}"
+    else:
+        return verdict(NOT_REPRODUCED, f"{name} has no axis {found.axis}")
     produced = _produced(hit, _assigned(stmt))
     shown = f"{produced[0][0]} = {short(produced[0][1])}" if produced else ""
     record = NumericsEvidence(line=job.line, name=name, value=f"shape {tuple(shape)}",
-                              dtype=_dtype(array), expected=f"{how} with i = {idx}",
+                              dtype=_dtype(array), expected=f"{how} with i = {shown_idx}",
                               runs=len(hits), note=shown)
     if hit.raised:
         return verdict(NOT_REPRODUCED, f"line {job.line} raised", record)
-    if -size <= idx < size:
-        return verdict(NOT_REPRODUCED, f"index {idx} is within {name}'s {size} elements", record)
+    outside = [i for i in found.indices if not -size <= i < size]
+    if not outside:
+        return verdict(NOT_REPRODUCED, f"index {shown_idx} is within {name}'s {size} {where}",
+                       record)
     record.note = "no IndexError: JAX clamped, dropped or filled it" + (f"; {shown}" if shown else "")
-    return verdict(CONFIRMED, f"index {idx} on {size} elements ran without error", record)
+    return verdict(CONFIRMED, f"index {outside[0]} on {size} {where} ran without error", record)
 
 
 def _has_nan(value) -> bool:

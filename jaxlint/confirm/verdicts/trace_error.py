@@ -7,7 +7,10 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from jaxlint.confirm.target import excerpt, frame_lines, innermost_user_frame, raised_at
+import os
+
+from jaxlint.confirm.target import (excerpt, frame_lines, innermost_user_frame, raised_at,
+                                   user_frames)
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence,
                                            Job, Verdict, first_line, verdict)
 from jaxlint.jax_api import ERROR_WORDING
@@ -19,8 +22,12 @@ _NON_HASHABLE = ERROR_WORDING["JAX404"][0]
 # Other errors JAX raises for a rule's pattern, measured on jax 0.10.2: `jax.nn.one_hot(x, n)`
 # with a traced n is a ConcretizationTypeError, not the TypeError of `jnp.zeros(n)`.
 _ALSO_RAISES = {"JAX207": ("ConcretizationTypeError",)}
+# An array in a pytree's metadata (JAX404): jit compares a second instance's metadata with the
+# traced one's on the cache lookup, and jax 0.10.2 raises a ValueError saying so.
 _WORDING = {**ERROR_WORDING, "JAX301": ("does not support item assignment",
-                                        "immutable", "object does not support item assignment")}
+                                        "immutable", "object does not support item assignment"),
+            "JAX404": ERROR_WORDING["JAX404"] + (
+                "Exception raised while checking equality of metadata fields of pytree",)}
 
 
 @dataclasses.dataclass
@@ -35,12 +42,21 @@ class TraceErrorEvidence(Evidence):
     how: str = ""  # "jax.jit(f).trace", "jax.jvp (as grad)", "a plain call", "import"
 
     def text(self) -> str:
+        if not self.exception:  # the line ran and raised nothing
+            return self.note
         how = f" ({self.how})" if self.how else ""
         return f"{self.exception}: {self.message}; raised at {self.traceback or f'line {self.line}'}{how}"
 
 
 _HOW = {"jit": "traced abstractly, as jit/vmap trace it", "jvp": "run under jax.jvp, as grad runs it",
         "eager": "called plainly, as the program calls it"}
+
+
+def _on_stack(exc: BaseException, job: Job) -> bool:
+    """A frame of the exception's traceback is at the flagged lines of the file."""
+    return any(os.path.realpath(fr.filename) == os.path.realpath(job.path)
+               and fr.line <= job.end_line and job.line <= max(fr.line, fr.end_line)
+               for fr in user_frames(exc))
 
 
 def _record(job: Job, exc: BaseException) -> TraceErrorEvidence:
@@ -136,10 +152,18 @@ def confirm(job: Job) -> Verdict:
                                record)
         if ran and job.confirm.get("on_call"):
             return _applied_only(job, f"it ran {ran} time(s) while importing")
+        if ran and failed is not None and _on_stack(failed, job):
+            # The import stopped under the line, in code it called: another error, elsewhere.
+            frame = innermost_user_frame(failed)
+            where = frame.where() if frame is not None else "inside a library"
+            return verdict(NOT_REPRODUCED, f"line {job.line} ran; {type(failed).__name__} came "
+                                           f"from {where}, not {expected} from line {job.line}",
+                           _record(job, failed))
         if ran:
             return verdict(NOT_REPRODUCED, f"line {job.line} ran at import without error",
-                           f"module-level line {job.line} ran {ran} time(s) while importing; "
-                           f"expected {expected}")
+                           TraceErrorEvidence(line=job.line, how="while importing", note=(
+                               f"module-level line {job.line} ran {ran} time(s) while importing; "
+                               f"expected {expected}")))
         return verdict(COULD_NOT_RUN, f"module-level line {job.line} never ran",
                        "it did not run at import (an `if __name__ == \"__main__\":` block "
                        "does not run)")
@@ -173,14 +197,15 @@ def confirm(job: Job) -> Verdict:
         return _applied_only(job, f"it ran while tracing with {ran_clean}")
     if ran_clean:
         return verdict(NOT_REPRODUCED, f"traced without error; line {job.line} ran",
-                       f"tried: {' | '.join(tried)}; expected {expected}", ran_clean)
+                       TraceErrorEvidence(line=job.line, how=_HOW.get(job.mode, ""), note=(
+                           f"tried: {' | '.join(tried)}; expected {expected}")), ran_clean)
     if mismatch is not None:
         exc, shapes = mismatch
         frame = innermost_user_frame(exc)
         where = frame.where() if frame is not None else "inside JAX"
         return verdict(NOT_REPRODUCED, f"line {job.line} ran; {type(exc).__name__} came from "
                                        f"{where}, not {expected} from line {job.line}",
-                       f"{first_line(exc)}; raised at {excerpt(exc) or where}", shapes)
+                       _record(job, exc), shapes)
     if last_err is not None:
         exc, shapes, lines = last_err
         where = f"at line {lines[-1]}" if lines else "outside the flagged function"

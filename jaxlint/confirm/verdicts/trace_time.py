@@ -1,4 +1,5 @@
-"""Code that runs once per trace, not once per call: a print at trace time (JAX101)."""
+"""Code that runs once per trace, not once per call: a print at trace time (JAX101), a Python
+loop unrolled into the program (JAX407)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import ClassVar
 import jax
 
 from jaxlint.confirm.target import code_key
+from jaxlint.jax_api import (UNROLLED_LOOP_ITERATIONS, UNROLLED_LOOP_MIN_ITERATIONS,
+                             UNROLLED_LOOP_OPERATIONS)
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, TRACER,
                                            Evidence, Job, Verdict, concrete_runs, first_line,
                                            verdict)
@@ -227,41 +230,91 @@ class UnrollEvidence(Evidence):
     line: int = 0
     iterations: int = 0  # runs of the loop header in one trace
     traces: int = 0
+    equations: int = -1  # jaxpr equations the loop staged in one trace (nested ones counted); -1: not read
 
     def text(self) -> str:
+        staged = f", staging {self.equations} jaxpr equations" if self.equations >= 0 else ""
         return f"line {self.line} ran {self.iterations} times while the function was traced " \
-               f"{self.traces} time(s): each iteration is staged into the program"
-
-
-UNROLLED = 100  # the rule's threshold: a loop of 100+ iterations
+               f"{self.traces} time(s){staged}: each iteration is staged into the program"
 
 
 def confirm_unrolled(job: Job) -> Verdict:
-    """JAX407: the loop header ran 100+ times within one trace of the program's function."""
+    """JAX407, by the rule's own thresholds (jaxlint.jax_api): the loop header ran
+    UNROLLED_LOOP_ITERATIONS+ times within one trace of the program's function, or
+    UNROLLED_LOOP_MIN_ITERATIONS+ times staging UNROLLED_LOOP_OPERATIONS+ jaxpr equations."""
     if job.key is None:
         return verdict(COULD_NOT_RUN, "the loop is not in a function")
     watch = job.state["import_watch"]
     runs = watch.ran(job.line, job.line, job.key)
     name = (job.f.get("function") or "").rsplit(".", 1)[-1]
     traces = sum(n for fn, n in job.state["compiles"].items() if str(fn)[4:-1] == name)
-    if not runs:
-        entry = job.entry()
-        sig, is_method, static, jitted, _ = job.callables(entry)
-        for a in job.args_list(entry, sig, is_method, static, concrete=False):
-            jax.clear_caches()
-            with job.watch() as w:
-                try:
-                    jitted.trace(*a.args, **a.kwargs)
-                except Exception:  # noqa: BLE001 - the runs so far still count
-                    pass
-            runs, traces = job.ran_line(w), 1
-            if runs:
-                job.shapes_used = a.shapes
-                break
+    equations = -1
+    if not runs or UNROLLED_LOOP_MIN_ITERATIONS <= runs // max(1, traces) <= UNROLLED_LOOP_ITERATIONS:
+        # The loop's size in equations: one abstract trace with the arguments the program
+        # passes (its own calls first), which stages what the program's trace staged.
+        traced = _trace_loop(job)
+        if traced is not None and (not runs or traced[0] == runs // max(1, traces)):
+            # Only a trace that ran the loop as often as the program's did is its trace.
+            runs, traces, equations = traced
     if not runs:
         return verdict(COULD_NOT_RUN, f"line {job.line} never ran")
     per_trace = runs // max(1, traces)
-    record = UnrollEvidence(line=job.line, iterations=per_trace, traces=max(1, traces))
-    if per_trace > UNROLLED:
+    record = UnrollEvidence(line=job.line, iterations=per_trace, traces=max(1, traces),
+                            equations=equations)
+    if per_trace > UNROLLED_LOOP_ITERATIONS:
         return verdict(CONFIRMED, f"the loop ran {per_trace} times in one trace", record)
-    return verdict(NOT_REPRODUCED, f"the loop ran {per_trace} times per trace", record)
+    if per_trace > UNROLLED_LOOP_MIN_ITERATIONS and equations >= UNROLLED_LOOP_OPERATIONS:
+        return verdict(CONFIRMED, f"the loop ran {per_trace} times in one trace, staging "
+                                  f"{equations} equations", record)
+    return verdict(NOT_REPRODUCED, f"the loop ran {per_trace} times per trace" + (
+        f", staging {equations} equations" if equations >= 0 else ""), record)
+
+
+def _trace_loop(job: Job):
+    """(header runs, 1, equations the loop staged) from one trace of the flagged function, or
+    None when it cannot be traced."""
+    from jaxlint.confirm.verdicts.probe import statement
+
+    loop = statement(job.path, job.line)
+    last = getattr(loop, "end_lineno", None) or job.line
+    entry = job.entry()
+    sig, is_method, static, jitted, _ = job.callables(entry)
+    for a in job.args_list(entry, sig, is_method, static, concrete=False):
+        jax.clear_caches()
+        traced = None
+        with job.watch() as w:
+            try:
+                traced = jitted.trace(*a.args, **a.kwargs)
+            except Exception:  # noqa: BLE001 - the runs so far still count
+                pass
+        runs = job.ran_line(w)
+        if runs:
+            job.shapes_used = a.shapes
+            jaxpr = getattr(getattr(traced, "jaxpr", None), "jaxpr", None)
+            staged = _equations(jaxpr, job.path, range(job.line, last + 1)) if jaxpr is not None else -1
+            return runs, 1, staged
+    return None
+
+
+def _equations(jaxpr, path: str, lines: range, inside: bool = False) -> int:
+    """The equations staged from `lines` of `path` (a user frame there), counted through nested
+    jaxprs (a jitted helper, a draw, a cond's branches: all staged by the line that called them)."""
+    from jax._src import source_info_util
+
+    total = 0
+    for eqn in jaxpr.eqns:
+        here = inside
+        if not here:
+            try:
+                frames = source_info_util.user_frames(eqn.source_info.traceback) \
+                    if eqn.source_info.traceback is not None else []
+                here = any(f.file_name == path and f.start_line in lines for f in frames)
+            except Exception:  # noqa: BLE001 - a jax without this private API: count none
+                here = False
+        total += here
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    total += _equations(inner, path, lines, here)
+    return total
