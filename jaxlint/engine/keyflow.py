@@ -436,6 +436,11 @@ class _KeyFlow(Flow):
                 continue
             if deliberate and _same_draw(self.model, previous, use):
                 continue
+            # `eval_labels = uniform(key, s)` after `train_labels = uniform(key, s)`: a copy
+            # of the earlier draw's numbers, whose tie to `logits` is reported at it already.
+            if any(copied.order > previous.order and _same_draw(self.model, copied, use)
+                   and any(previous in met and copied in met for met in meetings) for copied in earlier):
+                continue
             if any(previous in met and use in met for met in meetings):
                 return previous
         return None
