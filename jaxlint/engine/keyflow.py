@@ -436,6 +436,13 @@ class _KeyFlow(Flow):
                 continue
             if deliberate and _same_draw(self.model, previous, use):
                 continue
+            # `eval_labels = uniform(key, s)` after `train_labels = uniform(key, s)`: a copy
+            # of the earlier draw's numbers kept beside them under another name, whose tie
+            # to `logits` is reported at the earlier draw already.
+            if any(copied.order > previous.order and _same_draw(self.model, copied, use)
+                   and _another_name(self.model, copied, use)
+                   and any(previous in met and copied in met for met in meetings) for copied in earlier):
+                continue
             if any(previous in met and use in met for met in meetings):
                 return previous
         return None
@@ -1396,6 +1403,19 @@ def _comments_in(node: cst.CSTNode) -> list:
             out.append(n)
         stack.extend(n.children)
     return out
+
+
+def _another_name(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """Both draws assigned whole to plain names, and to different ones: the earlier
+    value is still held when the later is made (`train_labels`, `eval_labels`)."""
+    names = []
+    for one in (previous, use):
+        parent = model.parent(one.call)
+        if not (isinstance(parent, cst.Assign) and parent.value is one.call and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return False
+        names.append(parent.targets[0].target.value)
+    return names[0] != names[1]
 
 
 def _recomputes(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:

@@ -75,7 +75,7 @@ class WhereNanGradient(Rule):
                         continue
                     if differentiated is not None and not _names(op) & differentiated:
                         continue  # no gradient flows through the branch: nothing to multiply by 0
-                    if _excluded_finite(model, cond, taken_when, op, arg):
+                    if _excluded_finite(model, cond, taken_when, op, arg) or _never_zero(model, func, op, arg):
                         continue
                     reported.add(op)
                     yield self.report(op, (
@@ -263,6 +263,21 @@ def _excluded_finite(model, cond: cst.BaseExpression, taken_when: bool, op: cst.
     # The untaken inputs: where the condition has the other truth value.
     excluded = _NEGATED[op_name] if taken_when else op_name
     return not _meets(excluded, c, singular)
+
+
+def _never_zero(model, func, op: cst.CSTNode, arg: cst.BaseExpression) -> bool:
+    """`1. / s` with `s = 1. / d`: a quotient of a nonzero number is 0 for no finite `d`
+    (float32's 1 / d underflows to a subnormal, not to 0), so a division by it has no
+    singular point; the infinity at d = 0 is `s`'s own, on both sides of the where."""
+    if _singular_set(model, op) != "zero":
+        return False
+    if isinstance(arg, cst.Name):
+        values = model.assigned_values(arg)
+        if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
+            return False
+        arg = values[0]
+    numerator = _numerator(model, arg)
+    return numerator is not None and _number(numerator) not in (None, 0.0)
 
 
 def _bound(expr: cst.BaseExpression) -> Optional[float]:
