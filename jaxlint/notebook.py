@@ -40,7 +40,7 @@ from typing import Optional, Union
 
 from jaxlint.config import Settings
 from jaxlint.finding import Diagnostic, Finding
-from jaxlint.source import MAX_FILE_BYTES, content_digest, read_bytes, source_lines
+from jaxlint.source import _TOO_DEEP, MAX_FILE_BYTES, content_digest, parse_module, read_bytes, source_lines
 
 # Outputs (images, tables) can make a notebook large; the limit on code is
 # MAX_FILE_BYTES, as for a .py file. This only bounds what is read at all.
@@ -233,15 +233,30 @@ def _continues(previous: list[str]) -> bool:
 
 
 def _parses(lines: list[str]) -> Optional[SyntaxError]:
+    text = "\n".join(lines) + "\n"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse("\n".join(lines) + "\n")
+            ast.parse(text)
     except SyntaxError as exc:
+        # Newer syntax than this interpreter's (a PEP 701 f-string on 3.11, for a kernel
+        # of 3.12): libcst's grammar decides, as for a module (source.vet).
+        if not any(word in exc.msg for word in _TOO_DEEP) and _parses_with_libcst(text):
+            return None
         return exc
     except (RecursionError, MemoryError, ValueError) as exc:
         return SyntaxError(str(exc))
     return None
+
+
+def _parses_with_libcst(text: str) -> bool:
+    import libcst as cst
+
+    try:
+        parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
+        return False
+    return True
 
 
 def read_notebook_bytes(path: str) -> Union[bytes, Diagnostic]:

@@ -139,6 +139,17 @@ def test_a_cell_with_a_syntax_error_is_skipped_alone(tmp_path):
     assert (d.cell, d.line, d.col) == (2, 1, 12)
 
 
+def test_newer_python_syntax_in_a_cell_is_analysed_not_a_syntax_error(tmp_path):
+    # A PEP 701 f-string (a backslash inside the expression) is valid Python 3.12, the
+    # notebook's kernel; this interpreter's parser may be older. As for a module, libcst's
+    # grammar decides, and the cell's code is analysed with the others.
+    cell = "x = 'a\\nb'\nn = f\"{len(x.split('\\n'))}\"\n"
+    path = _notebook(tmp_path, "import jax\n", cell, "@jax.jit\ndef f(x):\n    return 1 if x else 0\n")
+    found, result = _found(path)
+    assert found == {(3, 3, "JAX201")}
+    assert result.diagnostics == []
+
+
 def test_a_notebook_whose_code_never_mentions_jax_is_skipped_like_a_module(tmp_path):
     # Notes that keep C or MATLAB listings in code cells: a .py file that never mentions jax
     # is not parsed, so neither are these cells; the same cell beside jax code is reported.
