@@ -1,6 +1,6 @@
 # source: https://github.com/markean/aimz/issues/292
 # expect: JAX501
-# line: 32
+# line: 31
 # observed: jax 0.10.2 CPU (4 host devices): the predictive noise of every observation shard is identical (printed: True): the scalar key enters shard_map replicated (PartitionSpec()), and each device splits that same key into the same per-draw keys
 # batch: 13
 import os
