@@ -1,6 +1,6 @@
 # source: https://github.com/google-deepmind/dm-haiku/issues/196
 # expect: JAX403
-# line: 76
+# line: 78
 # observed: jax 0.10.2 CPU: 12 traces (and compilations) of the jitted `update` in 3 generations, one per Updater instance (6 in the first generation, then the 3 new children trained in each later one), and 6 of `init`: `self` is a static argument hashed by identity, so every new member of the population recompiles both methods
 # batch: 13
 import functools
@@ -55,7 +55,9 @@ class Updater:
 
 
 def crossover(rng, parent_a, parent_b):
-    masks = jax.tree_util.tree_map(lambda p: jax.random.bernoulli(rng, 0.5, p.shape), parent_a)
+    leaves, treedef = jax.tree_util.tree_flatten(parent_a)
+    keys = jax.random.split(rng, len(leaves))
+    masks = treedef.unflatten([jax.random.bernoulli(k, 0.5, p.shape) for k, p in zip(keys, leaves)])
     return jax.tree_util.tree_map(jnp.where, masks, parent_a, parent_b)
 
 
