@@ -49,6 +49,9 @@ def train_step(params, t, lr=1e-3):
 model = MLP(jax.random.PRNGKey(0))
 t = jnp.linspace(0.0, 2.0, 128)[:, None]
 params = model.params
-for step in range(100):
-    params, loss = train_step(params, t)
-print(loss)
+try:
+    for step in range(100):
+        params, loss = train_step(params, t)
+    print(loss)
+except TypeError as e:
+    print("TypeError:", str(e).splitlines()[0])
