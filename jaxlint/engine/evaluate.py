@@ -203,7 +203,7 @@ class _Evaluator(Flow):
                     if given is None or p not in given:
                         continue  # `self` is an object, not an array: its fields are unknown
                     v = given[p]  # an object whose fields the call site knows
-                elif given is not None:
+                elif given is not None and (p in given or ctx.via is not ViaKind.WRAPPER):
                     if p not in given:
                         if p in info.defaults:
                             v = self.default_value(info, p)
@@ -1057,8 +1057,49 @@ class _Evaluator(Flow):
                     and node.func.args[0].keyword is None and not node.func.args[0].star:
                 return _traced_like(positional[0])
             if transform_for(self.model, wrapper) is not None:
+                self.transformed_call(node, args)
                 return TRACED
         return self.helper_call(node, args)
+
+    def transformed_call(self, node: cst.Call, args: list[Value]) -> None:
+        """`jax.value_and_grad(loss)(params, x, training)` inside a trace: what the transforms
+        pass through as it is (an argument grad does not differentiate, one vmap does not
+        map, a static one) reaches `loss` as the caller's own value, a tracer where the
+        caller's is one (jit, then grad, then `not training`: TracerBoolConversionError,
+        checked, jax 0.10.2). The other arguments stay the transform's tracers."""
+        from jaxlint.engine import tracing
+
+        found = tracing.resolve_callable(self.model, node.func, [])
+        if found is None:
+            return
+        info, uses, offset, bound = found
+        ctx = info.contexts.get(node.func)
+        if ctx is None or ctx.via is not ViaKind.WRAPPER or not uses or info is self.func \
+                or any(a.star for a in node.args) or any(tracing.has_unresolved_static(u) for u in uses):
+            return
+        kept = tracing.passed_through(uses, info, offset) | ctx.static
+        # A keyword argument is mapped by vmap whatever `in_axes` says; grad never differentiates one.
+        maps = any(u.transform.untraced_none_option for u in uses)
+        params = info.positional[offset:]
+        given: dict[str, Value] = {}
+        i = 0
+        for arg, v in zip(node.args, args):
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if maps:
+                    continue
+            elif i < len(params):
+                name = params[i]
+                i += 1
+            else:
+                return
+            if name in kept and name not in bound:
+                given[name] = v
+        values = tuple(sorted(given.items()))
+        if values and ctx.arg_values != values:
+            info.contexts[node.func] = dataclasses.replace(ctx, arg_values=values)
+            info.callers.add(self.func)
+            self.mark_dirty(info)
 
     def init_fields(self, klass, node: cst.Call, args: list[Value]) -> Optional[tuple]:
         """The attributes `Cls(...)` sets from its arguments: each `self.name = param` at the
