@@ -1101,15 +1101,25 @@ class _Evaluator(Flow):
             info.callers.add(self.func)
             self.mark_dirty(info)
 
-    def init_fields(self, klass, node: cst.Call, args: list[Value]) -> Optional[tuple]:
+    def init_fields(self, klass, node: cst.Call, args: list[Value], depth: int = 0) -> Optional[tuple]:
         """The attributes `Cls(...)` sets from its arguments: each `self.name = param` at the
-        top of `__init__`, where nothing else in the class (or outside it) sets `name`."""
+        top of `__init__`, where nothing else in the class (or outside it) sets `name`; and
+        each `self.name = Part(param, ...)`, an object of a class of this file built from
+        those arguments, with the fields its own `__init__` sets from them (a block holding
+        a dropout layer made from the block's rate)."""
         init = klass.methods.get("__init__")
-        if init is None or not isinstance(init.node, cst.FunctionDef) or not init.positional:
+        if init is None or not isinstance(init.node, cst.FunctionDef) or not init.positional or depth > 4:
             return None
         bound = _bind_arguments(init, node, args, 1)
         if not bound:
             return None
+
+        def param(expr: cst.BaseExpression) -> Optional[Value]:
+            if isinstance(expr, cst.Name) and expr.value in bound \
+                    and len(init.scope.bindings.get(expr.value, ())) == 1:
+                return bound[expr.value]
+            return None
+
         fields = []
         for stmt in init.node.body.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
@@ -1119,12 +1129,26 @@ class _Evaluator(Flow):
                     continue
                 for target, value in _paired(small.targets[0].target, small.value):
                     if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == init.positional[0] and isinstance(value, cst.Name)
-                            and value.value in bound and len(init.scope.bindings.get(value.value, ())) == 1):
+                            and target.value.value == init.positional[0]):
                         continue
-                    if self.model._class_attribute_targets(klass, target.attr.value) == [target]:
-                        fields.append((target.attr.value, bound[value.value]))
+                    held = param(value)
+                    if held is None and isinstance(value, cst.Call):
+                        held = self.part_object(value, param, depth)
+                    if held is not None and self.model._class_attribute_targets(klass, target.attr.value) == [target]:
+                        fields.append((target.attr.value, held))
         return tuple(fields) or None
+
+    def part_object(self, call: cst.Call, param, depth: int) -> Optional[Value]:
+        """`Part(rate)` in an `__init__`, every argument a parameter of that `__init__`:
+        the object, with the fields its constructor sets from them."""
+        part = self.model.resolve_class(call.func)
+        if part is None or part.pytree or part.box or any(a.star for a in call.args):
+            return None
+        values = [param(a.value) for a in call.args]
+        if any(v is None for v in values):
+            return None
+        entries = self.init_fields(part, call, values, depth + 1)
+        return make(Kind.UNKNOWN, Shape.OBJECT, cls=part, entries=entries) if entries else None
 
     def returns_a_value(self, info: FunctionInfo) -> bool:
         """Whether the function has a `return x` (without one it gives None)."""
@@ -1260,7 +1284,12 @@ class _Evaluator(Flow):
             callee, args = self.instance_call(node, args)
             shift = 1
             through_instance = callee is not None
-            owner = self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
+            called = self.values.get(node.func)
+            # `self.layer(x)` runs `type(self.layer).__call__` on `self.layer`; `obj.run(x)`
+            # runs a method on `obj`.
+            owner = called if called is not None and called.cls is not None \
+                and callee is called.cls.methods.get("__call__") \
+                else self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
             if callee is not None and callee.positional and owner is not None \
                     and (owner.traced or owner.shape is Shape.OBJECT and owner.entries):
                 # `self` is the object, with the fields it holds; a traced pytree is the
