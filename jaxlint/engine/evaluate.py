@@ -1280,6 +1280,11 @@ class _Evaluator(Flow):
                 callee, shift = method, (1 if _is_classmethod(method) else 0)
         bound: dict[str, Value] = {}
         through_instance = False
+        if callee is None and isinstance(node.func, cst.Attribute):
+            # `self.learning_rate(step)`: a function of this file the object keeps in a field.
+            from jaxlint.engine.callees import stored_function
+
+            callee, shift = stored_function(model, node.func), 0
         if callee is None:
             callee, args = self.instance_call(node, args)
             shift = 1
