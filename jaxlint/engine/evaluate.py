@@ -295,12 +295,22 @@ class _Evaluator(Flow):
         classes = set()
         for values in info.sites.values():
             given = dict(values).get(p)
+            if given is not None and given.shape is Shape.CONTAINER and given.cls is None \
+                    and given.entries and len(given.entries) == 1 and given.entries[0][0] is EVERY_ITEM:
+                item = given.entries[0][1]  # `[Member(...) for i in range(5)]`: a list of them
+                if item.shape in (Shape.OBJECT, Shape.CONTAINER) and item.cls is not None:
+                    classes.add(("list", item.shape, item.cls))
+                    continue
             if given is None or given.shape is not Shape.OBJECT or given.cls is None:
                 return v
             classes.add(given.cls)
         if len(classes) != 1:
             return v
-        return make(Kind.UNKNOWN, Shape.OBJECT, cls=classes.pop())
+        klass = classes.pop()
+        if isinstance(klass, tuple):
+            member = make(Kind.UNKNOWN, klass[1], cls=klass[2])
+            return make(Kind.UNKNOWN, Shape.CONTAINER, entries=((EVERY_ITEM, member),))
+        return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass)
 
     def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
         """Remember what this file passes to a traced function it calls from outside a trace:
@@ -326,7 +336,8 @@ class _Evaluator(Flow):
                 callee, _, shift, _ = found
         if callee is None or callee is self.func:
             return
-        if not callee.traced and not any(v.shape is Shape.OBJECT and v.cls is not None for v in arg_values):
+        if not callee.traced and not any(v.shape is Shape.OBJECT and v.cls is not None or _objects(v)
+                                         for v in arg_values):
             return  # an untraced function keeps only the objects it is handed (`run(agent, ...)`)
         bound = _bind_arguments(callee, node, arg_values, shift)
         if bound is None:
@@ -1398,6 +1409,15 @@ class _Evaluator(Flow):
                 continue
             rest.append((arg, v))
         return klass.methods.get(method), rest
+
+
+def _objects(v: Value) -> bool:
+    """A list of objects of one class of this file: `[Member(...) for i in range(5)]`."""
+    if v.shape is not Shape.CONTAINER or v.cls is not None or not v.entries or len(v.entries) != 1 \
+            or v.entries[0][0] is not EVERY_ITEM:
+        return False
+    item = v.entries[0][1]
+    return item.shape in (Shape.OBJECT, Shape.CONTAINER) and item.cls is not None
 
 
 def _boolean_construction(model, node: cst.Call) -> bool:
