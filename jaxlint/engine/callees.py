@@ -64,8 +64,42 @@ def function_of_callable(model, expr: cst.BaseExpression, depth: int = 0) -> Opt
             for rel in [klass, *klass.relatives]:
                 if expr.attr.value in rel.methods:
                     return rel.methods[expr.attr.value]
-        return field_function(model, expr.value, expr.attr.value, depth + 1)
+        found = field_function(model, expr.value, expr.attr.value, depth + 1)
+        return found if found is not None else stored_function(model, expr, depth + 1)
     return None
+
+
+def stored_function(model, expr: cst.Attribute, depth: int = 0) -> Optional[FunctionInfo]:
+    """The function of this file that an object keeps in a field: `self.learning_rate(step)`
+    where every `self.learning_rate = value` of the object's class stores that function,
+    directly or as the parameter every call of the storing method (the constructor) passes
+    it to, as in `Sgd(schedule)`."""
+    from jaxlint.engine.evaluate import _paired
+
+    if depth > _DEPTH:
+        return None
+    klass = instance_class(model, expr.value, depth + 1)
+    targets = model._class_attribute_targets(klass, expr.attr.value) if klass is not None else None
+    if not targets:
+        return None
+    found: list = []
+    for target in targets:
+        assign = model.parent(model.parent(target))
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return None
+        value = next((v for t, v in _paired(assign.targets[0].target, assign.value) if t is target), None)
+        method = model.function_of(target)
+        if isinstance(value, cst.Name) and method is not None and not method.is_lambda \
+                and value.value in method.all_params and len(method.scope.bindings.get(value.value, ())) == 1:
+            sites = call_sites(model, method)
+            if not sites:
+                return None
+            for call, shift in sites:
+                arg = argument_for(call, method, value.value, shift)
+                found.append(function_of_callable(model, arg, depth + 1) if arg is not None else None)
+        else:
+            found.append(function_of_callable(model, value, depth + 1) if value is not None else None)
+    return _agreed_function(found)
 
 
 def field_function(model, expr: Optional[cst.BaseExpression], field: str,

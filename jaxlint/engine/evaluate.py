@@ -203,7 +203,7 @@ class _Evaluator(Flow):
                     if given is None or p not in given:
                         continue  # `self` is an object, not an array: its fields are unknown
                     v = given[p]  # an object whose fields the call site knows
-                elif given is not None:
+                elif given is not None and (p in given or ctx.via is not ViaKind.WRAPPER):
                     if p not in given:
                         if p in info.defaults:
                             v = self.default_value(info, p)
@@ -295,12 +295,22 @@ class _Evaluator(Flow):
         classes = set()
         for values in info.sites.values():
             given = dict(values).get(p)
+            if given is not None and given.shape is Shape.CONTAINER and given.cls is None \
+                    and given.entries and len(given.entries) == 1 and given.entries[0][0] is EVERY_ITEM:
+                item = given.entries[0][1]  # `[Member(...) for i in range(5)]`: a list of them
+                if item.shape in (Shape.OBJECT, Shape.CONTAINER) and item.cls is not None:
+                    classes.add(("list", item.shape, item.cls))
+                    continue
             if given is None or given.shape is not Shape.OBJECT or given.cls is None:
                 return v
             classes.add(given.cls)
         if len(classes) != 1:
             return v
-        return make(Kind.UNKNOWN, Shape.OBJECT, cls=classes.pop())
+        klass = classes.pop()
+        if isinstance(klass, tuple):
+            member = make(Kind.UNKNOWN, klass[1], cls=klass[2])
+            return make(Kind.UNKNOWN, Shape.CONTAINER, entries=((EVERY_ITEM, member),))
+        return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass)
 
     def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
         """Remember what this file passes to a traced function it calls from outside a trace:
@@ -326,7 +336,8 @@ class _Evaluator(Flow):
                 callee, _, shift, _ = found
         if callee is None or callee is self.func:
             return
-        if not callee.traced and not any(v.shape is Shape.OBJECT and v.cls is not None for v in arg_values):
+        if not callee.traced and not any(v.shape is Shape.OBJECT and v.cls is not None or _objects(v)
+                                         for v in arg_values):
             return  # an untraced function keeps only the objects it is handed (`run(agent, ...)`)
         bound = _bind_arguments(callee, node, arg_values, shift)
         if bound is None:
@@ -1057,18 +1068,69 @@ class _Evaluator(Flow):
                     and node.func.args[0].keyword is None and not node.func.args[0].star:
                 return _traced_like(positional[0])
             if transform_for(self.model, wrapper) is not None:
+                self.transformed_call(node, args)
                 return TRACED
         return self.helper_call(node, args)
 
-    def init_fields(self, klass, node: cst.Call, args: list[Value]) -> Optional[tuple]:
+    def transformed_call(self, node: cst.Call, args: list[Value]) -> None:
+        """`jax.value_and_grad(loss)(params, x, training)` inside a trace: what the transforms
+        pass through as it is (an argument grad does not differentiate, one vmap does not
+        map, a static one) reaches `loss` as the caller's own value, a tracer where the
+        caller's is one (jit, then grad, then `not training`: TracerBoolConversionError,
+        checked, jax 0.10.2). The other arguments stay the transform's tracers."""
+        from jaxlint.engine import tracing
+
+        found = tracing.resolve_callable(self.model, node.func, [])
+        if found is None:
+            return
+        info, uses, offset, bound = found
+        ctx = info.contexts.get(node.func)
+        if ctx is None or ctx.via is not ViaKind.WRAPPER or not uses or info is self.func \
+                or any(a.star for a in node.args) or any(tracing.has_unresolved_static(u) for u in uses):
+            return
+        kept = tracing.passed_through(uses, info, offset) | ctx.static
+        # A keyword argument is mapped by vmap whatever `in_axes` says; grad never differentiates one.
+        maps = any(u.transform.untraced_none_option for u in uses)
+        params = info.positional[offset:]
+        given: dict[str, Value] = {}
+        i = 0
+        for arg, v in zip(node.args, args):
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if maps:
+                    continue
+            elif i < len(params):
+                name = params[i]
+                i += 1
+            else:
+                return
+            if name in kept and name not in bound:
+                given[name] = v
+        values = tuple(sorted(given.items()))
+        if values and ctx.arg_values != values:
+            info.contexts[node.func] = dataclasses.replace(ctx, arg_values=values)
+            info.callers.add(self.func)
+            self.mark_dirty(info)
+
+    def init_fields(self, klass, node: cst.Call, args: list[Value], depth: int = 0) -> Optional[tuple]:
         """The attributes `Cls(...)` sets from its arguments: each `self.name = param` at the
-        top of `__init__`, where nothing else in the class (or outside it) sets `name`."""
+        top of `__init__`, where nothing else in the class (or outside it) sets `name`; and
+        each `self.name = Part(param, ...)`, an object of a class of this file built from
+        those arguments, with the fields its own `__init__` sets from them (a block holding
+        a dropout layer made from the block's rate)."""
         init = klass.methods.get("__init__")
-        if init is None or not isinstance(init.node, cst.FunctionDef) or not init.positional:
+        if init is None or not isinstance(init.node, cst.FunctionDef) or not init.positional or depth > 4:
             return None
         bound = _bind_arguments(init, node, args, 1)
         if not bound:
             return None
+
+        def param(expr: cst.BaseExpression) -> Optional[Value]:
+            if isinstance(expr, cst.Name) and expr.value in bound \
+                    and len(init.scope.bindings.get(expr.value, ())) == 1:
+                return bound[expr.value]
+            return None
+
         fields = []
         for stmt in init.node.body.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
@@ -1078,12 +1140,26 @@ class _Evaluator(Flow):
                     continue
                 for target, value in _paired(small.targets[0].target, small.value):
                     if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == init.positional[0] and isinstance(value, cst.Name)
-                            and value.value in bound and len(init.scope.bindings.get(value.value, ())) == 1):
+                            and target.value.value == init.positional[0]):
                         continue
-                    if self.model._class_attribute_targets(klass, target.attr.value) == [target]:
-                        fields.append((target.attr.value, bound[value.value]))
+                    held = param(value)
+                    if held is None and isinstance(value, cst.Call):
+                        held = self.part_object(value, param, depth)
+                    if held is not None and self.model._class_attribute_targets(klass, target.attr.value) == [target]:
+                        fields.append((target.attr.value, held))
         return tuple(fields) or None
+
+    def part_object(self, call: cst.Call, param, depth: int) -> Optional[Value]:
+        """`Part(rate)` in an `__init__`, every argument a parameter of that `__init__`:
+        the object, with the fields its constructor sets from them."""
+        part = self.model.resolve_class(call.func)
+        if part is None or part.pytree or part.box or any(a.star for a in call.args):
+            return None
+        values = [param(a.value) for a in call.args]
+        if any(v is None for v in values):
+            return None
+        entries = self.init_fields(part, call, values, depth + 1)
+        return make(Kind.UNKNOWN, Shape.OBJECT, cls=part, entries=entries) if entries else None
 
     def returns_a_value(self, info: FunctionInfo) -> bool:
         """Whether the function has a `return x` (without one it gives None)."""
@@ -1215,11 +1291,21 @@ class _Evaluator(Flow):
                 callee, shift = method, (1 if _is_classmethod(method) else 0)
         bound: dict[str, Value] = {}
         through_instance = False
+        if callee is None and isinstance(node.func, cst.Attribute):
+            # `self.learning_rate(step)`: a function of this file the object keeps in a field.
+            from jaxlint.engine.callees import stored_function
+
+            callee, shift = stored_function(model, node.func), 0
         if callee is None:
             callee, args = self.instance_call(node, args)
             shift = 1
             through_instance = callee is not None
-            owner = self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
+            called = self.values.get(node.func)
+            # `self.layer(x)` runs `type(self.layer).__call__` on `self.layer`; `obj.run(x)`
+            # runs a method on `obj`.
+            owner = called if called is not None and called.cls is not None \
+                and callee is called.cls.methods.get("__call__") \
+                else self.values.get(node.func.value if isinstance(node.func, cst.Attribute) else node.func)
             if callee is not None and callee.positional and owner is not None \
                     and (owner.traced or owner.shape is Shape.OBJECT and owner.entries):
                 # `self` is the object, with the fields it holds; a traced pytree is the
@@ -1323,6 +1409,15 @@ class _Evaluator(Flow):
                 continue
             rest.append((arg, v))
         return klass.methods.get(method), rest
+
+
+def _objects(v: Value) -> bool:
+    """A list of objects of one class of this file: `[Member(...) for i in range(5)]`."""
+    if v.shape is not Shape.CONTAINER or v.cls is not None or not v.entries or len(v.entries) != 1 \
+            or v.entries[0][0] is not EVERY_ITEM:
+        return False
+    item = v.entries[0][1]
+    return item.shape in (Shape.OBJECT, Shape.CONTAINER) and item.cls is not None
 
 
 def _boolean_construction(model, node: cst.Call) -> bool:

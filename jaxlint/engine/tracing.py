@@ -198,16 +198,14 @@ def _undifferentiated_params(use: TransformUse, info: FunctionInfo, offset: int)
     return frozenset(p for i, p in enumerate(positional) if i not in nums)
 
 
-def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
-             within: Optional[FunctionInfo] = None, offset: int = 0,
-             bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
-    static = set(bound)
-    for use in uses:
-        static |= static_params(use, info, offset)
-    # An argument reaches `f` concrete only if every transform on the way passes it
-    # through: `jax.jit(jax.vmap(f, in_axes=(0, None)))` and `jax.vmap(jax.jit(f), ...)`
-    # trace it in the jit, `vmap(vmap(f, in_axes=(0, None)))` maps it in the outer vmap,
-    # and `vmap(grad(f), in_axes=(0, None))` keeps it concrete (checked, jax 0.10.2).
+def passed_through(uses: list[TransformUse], info: FunctionInfo, offset: int = 0) -> frozenset[str]:
+    """The parameters every transform in `uses` hands to `f` as the caller passed them.
+
+    An argument reaches `f` concrete only if every transform on the way passes it
+    through: `jax.jit(jax.vmap(f, in_axes=(0, None)))` and `jax.vmap(jax.jit(f), ...)`
+    trace it in the jit, `vmap(vmap(f, in_axes=(0, None)))` maps it in the outer vmap,
+    and `vmap(grad(f), in_axes=(0, None))` keeps it concrete (checked, jax 0.10.2).
+    """
     kept = []
     for use in uses:
         t = use.transform
@@ -217,7 +215,16 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
             kept.append(_undifferentiated_params(use, info, offset))
         elif t.abstract:
             kept.append(static_params(use, info, offset))
-    unbatched = set(frozenset.intersection(*kept)) if kept else set()
+    return frozenset.intersection(*kept) if kept else frozenset()
+
+
+def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
+             within: Optional[FunctionInfo] = None, offset: int = 0,
+             bound: frozenset[str] = frozenset(), refs: bool = False) -> TraceContext:
+    static = set(bound)
+    for use in uses:
+        static |= static_params(use, info, offset)
+    unbatched = set(passed_through(uses, info, offset))
     traced = None
     if any(has_unresolved_static(u) for u in uses):
         traced = frozenset()  # unknown static set: claim nothing is traced

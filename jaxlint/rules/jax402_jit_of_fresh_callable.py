@@ -27,6 +27,9 @@ class JitOfFreshCallable(Rule):
         node = report.node
         if not isinstance(node, cst.Call) or self.model.qualname(node.func) in EAGER_COMPILED_BODY_CALLS:
             return None
+        loop = rc.repeating_loop(self.model, node)
+        if loop is not None and self._per_item(rc.wrapped_callable(node), loop):
+            return None  # one jitted method per object: kept across calls, not hoisted out of the loop
         return hoist_fix(self.model, node)
 
     def check(self):
@@ -74,6 +77,14 @@ class JitOfFreshCallable(Rule):
             return
         loop = rc.repeating_loop(model, created)
         owner = model.function_of(created)
+        items = None
+        if loop is not None and self._per_item(target, loop):
+            # `jax.jit(member.foo)` for each member: each object needs a compile of its own
+            # once; what is wasted is making them all again on every call of a function that
+            # runs in a loop over the same objects (3 calls over 5 members: 15 traces).
+            if owner is None or owner not in self._repeated or not self._same_items(loop, owner):
+                return
+            items, loop = loop, None
         if not (loop is not None and rc.repeats_over_steps(model, created)) \
                 and (owner is None or owner not in self._repeated):
             return  # made once, or once per value of a handful listed in the code
@@ -101,7 +112,7 @@ class JitOfFreshCallable(Rule):
             # Called from elsewhere: what counts is a call between two wraps.
             if not self._called_between(created, uses):
                 return
-        elif any(self._reused(use, rc.repeating_loop(model, sites[use]) if use in sites else loop)
+        elif any(self._reused(use, rc.repeating_loop(model, sites[use]) if use in sites else loop or items)
                  for use in uses):
             return
         if sites and (loop is not None or not all(
@@ -324,11 +335,29 @@ class JitOfFreshCallable(Rule):
                 return True
         return False
 
+    def _per_item(self, target, loop) -> bool:
+        """`member.foo` where `member` is the variable of the `for` loop around the wrap."""
+        return isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+            and isinstance(loop, cst.For) and target.value.value in {n.value for n in target_names(loop.target)}
+
+    def _same_items(self, loop: cst.For, owner) -> bool:
+        """The loop runs over a parameter of `owner` that every call passes the same value."""
+        it = loop.iter
+        return isinstance(it, cst.Name) and it.value in owner.all_params \
+            and model_binding_is_param(self.model, it) and it.value in self._same_at_every_call(owner)
+
     def _bound_method(self, attr: cst.Attribute) -> bool:
         model = self.model
         info = rc.method_of_self(model, attr)
         if info is None and isinstance(attr.value, cst.Name):
             info = _method_of_instance(model, attr)
+        if info is None:
+            # An object whose class the value model knows (`member` of a list of them).
+            from jaxlint.engine.callees import instance_class
+
+            klass = instance_class(model, attr.value)
+            info = next((rel.methods[attr.attr.value] for rel in ([klass, *klass.relatives] if klass else [])
+                         if attr.attr.value in rel.methods), None)
         if info is None:
             return False
         # A staticmethod read from an instance is the plain function, the same object each time.
@@ -398,6 +427,11 @@ def _rebound_in(node: cst.CSTNode, skip: Optional[cst.CSTNode] = None) -> set[st
 
 def _reads(expr: cst.CSTNode, names: set[str]) -> bool:
     return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
+
+
+def model_binding_is_param(model, name: cst.Name) -> bool:
+    bindings = model.scope_of(name).lookup(name.value)
+    return bool(bindings) and len(bindings) == 1 and bindings[0].kind == "param"
 
 
 def _method_of_instance(model, attr: cst.Attribute):
