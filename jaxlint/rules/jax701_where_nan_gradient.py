@@ -47,7 +47,7 @@ class WhereNanGradient(Rule):
             guarded = _names(cond) | _names(call.args[0].value)
             if not guarded:
                 continue
-            safe = _safe_names(func.node)
+            safe = _safe_names(model, func.node, call)
             differentiated = _differentiated_names(model, func)
             branches = (call.args[1].value, call.args[2].value)
             for taken_when, branch in ((True, branches[0]), (False, branches[1])):
@@ -534,24 +534,31 @@ def _is_safe(model, expr: cst.BaseExpression, guarded: set[str]) -> bool:
     return False
 
 
-def _safe_names(func_node: cst.CSTNode) -> set[str]:
-    """Names the function binds from a safe expression (`safe = jnp.where(c, x, 1.0)`)."""
-    out: set[str] = set()
+def _safe_names(model, func_node: cst.CSTNode, where: cst.Call) -> set[str]:
+    """Names whose last binding before `where` (in statement order) is a safe expression
+    (`safe = jnp.where(c, x, 1.0)`). A name made safe only after the where
+    (`lw = jnp.where(tail, smoothed, lw)` below it) is not safe where the where reads it."""
+    before = model.order.get(where, 0)
+    last: dict[str, tuple[int, bool]] = {}
     stack = children(func_node)
     while stack:
         node = stack.pop()
         if isinstance(node, _NESTED):
             continue
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-            value = node.value
-            if isinstance(value, cst.Call) or isinstance(value, cst.BinaryOperation):
+            order = model.order.get(node, 0)
+            if order < before:
+                value = node.value
                 targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign)
                            else [node.target])
+                ok = isinstance(node, (cst.Assign, cst.AnnAssign)) and (
+                    isinstance(value, cst.Call) or isinstance(value, cst.BinaryOperation)) and _looks_safe(value)
                 for t in targets:
-                    if isinstance(t, cst.Name) and _looks_safe(value):
-                        out.add(t.value)
+                    for name in _names(t) if not isinstance(t, cst.Name) else {t.value}:
+                        if name not in last or last[name][0] < order:
+                            last[name] = (order, ok and isinstance(t, cst.Name))
         stack.extend(children(node))
-    return out
+    return {name for name, (_, ok) in last.items() if ok}
 
 
 def _looks_safe(value: cst.BaseExpression) -> bool:
