@@ -102,6 +102,9 @@ class KeyFinding:
     # For a draw from a key attribute only `__init__` sets (`self.rng_key`): the call,
     # in a loop, of the method that makes it (`net.apply(x)`).
     through: Optional[KeyUse] = None
+    # For a key consumed at the end of one iteration and again in the next (the key a
+    # `key, k = split(key)` at the top of the loop carries over): the loop.
+    carried: Optional[cst.CSTNode] = None
 
 
 _CACHE: "weakref.WeakKeyDictionary[FileModel, tuple]" = weakref.WeakKeyDictionary()
@@ -180,6 +183,9 @@ class _KeyFlow(Flow):
         self.applied_lambda_uses: list[KeyUse] = []
         # Functions of this file -> the key parameters they draw from (`_consuming_helpers`).
         self.consumers: dict[FunctionInfo, tuple] = {}
+        # Inside a second pass over a loop body (`loop`): only reuse across iterations is new.
+        self._again = 0
+        self._loops: list = []
 
     # ---------------------------------------------------------------- collect
     def collect(self) -> None:
@@ -355,6 +361,29 @@ class _KeyFlow(Flow):
     def resume(self, s: Optional[dict], entry: dict) -> dict:
         return dict(entry)
 
+    def loop(self, node, s: Optional[dict]) -> dict:
+        """One pass, whose state goes on after the loop; then the body once more from where
+        the pass ended, for keys carried into the next iteration: `key, k = split(key)` at
+        the top splits again the key that `_, hk = split(key)` (or a helper) consumed at the
+        bottom of the last iteration, so `k` is `hk`. The second pass reports only such
+        pairs (the earlier consumer later in the body); the rest it found already."""
+        after = super().loop(node, s)
+        entry = self.copy(after)
+        if not self.ended(entry) and self._carried_keys(node, entry):
+            self._again += 1
+            self._loops.append(node)
+            try:
+                self.block(body(node), self.iteration(node, entry))
+            finally:
+                self._again -= 1
+                self._loops.pop()
+        return after
+
+    def _carried_keys(self, node, state: dict) -> bool:
+        """Whether a key consumed in this loop's body is still held when the body ends."""
+        return any(use.order > self.model.order[node] and node in set(self.model.ancestors(use.call))
+                   for uses in state.values() for use in uses)
+
     def simple(self, small: cst.BaseSmallStatement, state: dict) -> dict:
         self.events(small, state)
         self.rebind_small(small, state)
@@ -411,6 +440,15 @@ class _KeyFlow(Flow):
                 state[use.key] = spent + (use,)
                 continue
             earlier = [p for p in spent if not self._exclusive(p, use) and not _numbers_unread(self.model, p)]
+            if self._again:
+                # The next iteration: only a consumer later in the body, from the last one.
+                earlier = [p for p in earlier if p.order > use.order and p.call is not use.call]
+                previous = self._meeting_previous(earlier, use) if earlier else None
+                if previous is not None and not any(f.use is use and f.previous is previous for f in self.findings):
+                    code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
+                    self.findings.append(KeyFinding(code, use, previous, carried=self._loops[-1]))
+                state[use.key] = spent + (use,)
+                continue
             previous = self._meeting_previous(earlier, use) if earlier else None
             if previous is not None:
                 code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
@@ -506,10 +544,21 @@ class _KeyFlow(Flow):
         """The loop that runs `use` on every iteration with the same key, if any."""
         model = self.model
         loop = self._loop_of(use.call)
-        if loop is None or self._ends_after(use.call, loop) or self._one_iteration(use.call, loop):
+        # A `return` in a function mapped per leaf ends one leaf's call, not the map.
+        if loop is None or not isinstance(loop, cst.Call) and self._ends_after(use.call, loop) \
+                or self._one_iteration(use.call, loop):
             return None
         if isinstance(loop, _COMPREHENSIONS):
             return None if use.base in _comprehension_targets(loop) else loop
+        mapped = use.function.node if use.function is not None else None
+        if isinstance(loop, cst.Call) and isinstance(mapped, cst.FunctionDef) \
+                and self._per_leaf_map(mapped) is loop and (
+                use.base in use.function.scope.bindings
+                or use.qualname not in RANDOM_SAMPLERS or use.qualname in LEAF_ALIGNING_SAMPLERS):
+            # The mapped function's own parameter (a leaf of a tree of keys); or, per leaf,
+            # not a direct draw of numbers: a permutation (or a helper) may share its key
+            # across leaves on purpose, to keep them aligned (as for a lambda, `_add_use`).
+            return None
         bindings = model.scope_of(use.call).lookup(use.base) or []
         for b in bindings:
             if b.node is loop or loop in set(model.ancestors(b.node)):
@@ -532,8 +581,22 @@ class _KeyFlow(Flow):
         return None
 
     def _per_leaf_map(self, func: cst.CSTNode) -> Optional[cst.Call]:
-        """`jax.tree_util.tree_map(lambda p: ..., params)`: the lambda runs once per leaf."""
+        """`jax.tree_util.tree_map(lambda p: ..., params)`, or a `def` passed by name
+        (`tree_map(perturb, params)`): the function runs once per leaf."""
         model = self.model
+        if isinstance(func, cst.FunctionDef):
+            info = model.function_info(func)
+            if info is None or info.enclosing is None:
+                return None  # a module-level def may be mapped by its callers with other keys
+            refs = [name for name in model.names_spelled(func.name.value)
+                    if name is not func.name and model.resolve_function(name) is info]
+            # Mapped per leaf, and run no other way (a call, another transform).
+            arg = model.parent(refs[0]) if len(refs) == 1 else None
+            call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None \
+                    and model.qualname(call.func) in PER_LEAF_MAPS:
+                return call
+            return None
         arg = model.parent(func)
         call = model.parent(arg) if isinstance(arg, cst.Arg) else None
         if isinstance(func, cst.Lambda) and isinstance(call, cst.Call) and call.args \
