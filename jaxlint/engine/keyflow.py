@@ -42,7 +42,7 @@ from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
 from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
-                             LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
+                             LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
                              TIMEIT_FUNCTIONS, TRANSFORMS)
 from jaxlint.notebook import TIMED_MARKER
@@ -185,6 +185,8 @@ class _KeyFlow(Flow):
         self.consumers: dict[FunctionInfo, tuple] = {}
         # Inside a second pass over a loop body (`loop`): only reuse across iterations is new.
         self._again = 0
+        # The states at each `return` of the body being walked (`_carry_pass`).
+        self._returned: list = []
         self._loops: list = []
 
     # ---------------------------------------------------------------- collect
@@ -328,7 +330,9 @@ class _KeyFlow(Flow):
             self.block(self.model.module.body, {})
         for func in self.model.functions:
             if func in users and isinstance(func.node, cst.FunctionDef):
+                self._returned = []
                 self.block(body(func.node), {})
+                self._carry_pass(func)
         self.findings.extend(stored_key_findings(self))
         # A function nothing runs draws nothing: its reuse repeats no numbers.
         dead: dict = {}
@@ -387,7 +391,42 @@ class _KeyFlow(Flow):
     def simple(self, small: cst.BaseSmallStatement, state: dict) -> dict:
         self.events(small, state)
         self.rebind_small(small, state)
+        if isinstance(small, cst.Return) and not self._again:
+            self._returned.append((small, dict(state)))
         return state
+
+    def _carry_pass(self, func: FunctionInfo) -> None:
+        """The body of a `lax.scan` / `fori_loop` / `while_loop` once more, from the state
+        its `return` leaves, for the keys it returns in the carry under the names it
+        unpacks them to (`key, acc = carry` ... `return (key, acc), y`): the next
+        iteration consumes that key again, as `loop` does for a Python loop."""
+        context = next((c for c in func.contexts.values() if c.via == "body" and c.transforms
+                        and c.transforms[0] in LAX_LOOP_BODIES), None)
+        if context is None or not self._returned:
+            return
+        index = 1 if context.transforms[0] == "lax.fori_loop" else 0
+        params = func.positional
+        if len(params) <= index or func.vararg is not None:
+            return
+        param = params[index]
+        stmts = body(func.node)
+        for ret, state in self._returned:
+            carry = ret.value
+            if context.transforms[0] == "lax.scan":
+                if not (isinstance(carry, cst.Tuple) and len(carry.elements) == 2):
+                    continue
+                carry = carry.elements[0].value
+            names, start = _carried_names(self.model, stmts, param, carry)
+            entry = {k: uses for k, uses in state.items() if uses[0].base in names}
+            if not entry:
+                continue
+            self._again += 1
+            self._loops.append(context.origin if isinstance(context.origin, cst.Call) else func.node)
+            try:
+                self.block(stmts[start:], entry)
+            finally:
+                self._again -= 1
+                self._loops.pop()
 
     def header(self, node: cst.CSTNode, state: dict) -> dict:
         self.events(node, state)
@@ -640,6 +679,30 @@ class _KeyFlow(Flow):
                     return True
             child = anc
         return False
+
+
+def _carried_names(model: FileModel, stmts: list, param: str, carry: cst.BaseExpression) -> tuple:
+    """The names a loop body returns in its carry at the place it took them from (`carry`
+    returned as the parameter itself, or `key` unpacked by a leading `key, acc = carry`
+    and returned as `(key, acc)`), and the index of the first statement after the
+    unpacking."""
+    if isinstance(carry, cst.Name):
+        return ({param} if carry.value == param else set()), 0
+    if not isinstance(carry, (cst.Tuple, cst.List)):
+        return set(), 0
+    for i, stmt in enumerate(stmts[:3]):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.value, cst.Name) and small.value.value == param):
+            continue
+        target = small.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(carry.elements):
+            return set(), 0
+        names = {t.value.value for t, c in zip(target.elements, carry.elements)
+                 if isinstance(t.value, cst.Name) and isinstance(c.value, cst.Name)
+                 and t.value.value == c.value.value}
+        return names, i + 1
+    return set(), 0
 
 
 def _keys_unused(model: FileModel, split: cst.Call) -> bool:
