@@ -30,7 +30,8 @@ class PrngKeyReuse(Rule):
                        f"loop on line {loop}, and is carried over to this iteration, which "
                        f"{'splits' if use.kind == 'split' else 'draws from'} it again (the same key "
                        f"gives the same random bits); split every key an iteration needs at once "
-                       f"(`{use.key}, k1, k2 = jax.random.split({use.key}, 3)`) and use the carried `{use.key}` for nothing but the next split")
+                       f"(`{use.key}, k1, k2 = jax.random.split({use.key}, 3)`) and use the carried "
+                       f"`{use.key}` for nothing but the next split")
             elif found.previous.call is use.call:
                 msg = (f"`{use.key}` is passed to two parameters of `{use.qualname}` that each draw "
                        f"from it (or split it), so both get the same random bits (the same key always "

@@ -210,8 +210,9 @@ def _digest_int(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[tup
     first = expr.args[0].value
     if q == "builtins.int" and len(expr.args) == 2 and _int_literal(expr.args[1].value) == 16:
         method = "hexdigest"
-    elif q == "builtins.int.from_bytes" or (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "from_bytes"
-                                            and isinstance(expr.func.value, cst.Name) and expr.func.value.value == "int"):
+    elif q == "builtins.int.from_bytes" or (
+            isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "from_bytes"
+            and isinstance(expr.func.value, cst.Name) and expr.func.value.value == "int"):
         method = "digest"
     else:
         return None
