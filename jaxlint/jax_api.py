@@ -845,6 +845,11 @@ NAN_GRADIENT_SINGULAR: dict[str, str] = {
     "jax.numpy.log10": "nonpositive", "jax.lax.sqrt": "nonpositive", "jax.lax.rsqrt": "nonpositive",
     "jax.lax.log": "nonpositive", "jax.numpy.reciprocal": "zero", "jax.numpy.cbrt": "zero",
 }
+#: Roots that are 0 exactly where their argument is, and share its sign where defined:
+#: a condition comparing the root with 0 (`dist > 0` for `dist = jnp.sqrt(d2)`) compares
+#: the argument with 0, so it holds the singular point in its untaken side all the same
+#: (`x ** p` with 0 < p < 1 too).
+ZERO_PRESERVING_ROOTS: frozenset[str] = frozenset({"jax.numpy.sqrt", "jax.lax.sqrt", "jax.numpy.cbrt"})
 #: Division spelled as a call, divisor second: `jnp.divide(a, b)` is `a / b`, and its
 #: derivative in either operand (1 / b, -a / b**2) is infinite at b = 0.
 NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
