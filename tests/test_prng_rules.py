@@ -569,3 +569,97 @@ def test_reuse_in_a_function_nothing_runs_is_not_reported(tmp_path):
         text = "from pkg.coefs import Rational\nRational.create_random()\n"
         library = _project(tmp_path / other.replace(".", "_"), {"pkg/coefs.py": _FACTORY, other: text})
         assert _codes(library) == [(14, "JAX501")]
+
+
+CARRIED_SCAN = """
+    import jax
+    import jax.numpy as jnp
+
+
+    def jitter(x, key):
+        return x + 0.01 * jax.random.normal(key, x.shape)
+
+
+    def simulate(key, x0):
+        def step(carry, _):
+            key, x = carry
+            key, noise_key = jax.random.split(key)
+            x = x + 0.1 * jax.random.normal(noise_key, x.shape)
+            x = jitter(x, {jitter_key})
+            return (key, x), x
+
+        return jax.lax.scan(step, (key, x0), None, length=4)[1]
+
+
+    def walk(key, x0):
+        def body(i, val):
+            key, x = val
+            key, sub = jax.random.split(key)
+            x = x + jax.random.normal(sub, x.shape) + jax.random.uniform({uniform_key}, x.shape)
+            return key, x
+
+        return jax.lax.fori_loop(0, 4, body, (key, x0))
+
+
+    path = simulate(jax.random.key(0), jnp.zeros(3))
+    end = walk(jax.random.key(1), jnp.zeros(3))
+"""
+
+
+def test_key_carried_by_a_lax_loop_body_and_consumed_after_its_split(lint):
+    """A scan / fori_loop body returning its key in the carry, after a draw from it (here
+    or in a helper): the next step splits a consumed key. The step's draw and the next
+    step's split are correlated (threefry of one key), which JAX's key-reuse checker does
+    not see across scan iterations."""
+    bad = CARRIED_SCAN.format(jitter_key="key", uniform_key="key")
+    assert findings(lint, bad) == [(13, "JAX501"), (24, "JAX501")]
+    fine = CARRIED_SCAN.replace("key, noise_key = jax.random.split(key)",
+                                "key, noise_key, jitter_key = jax.random.split(key, 3)") \
+        .replace("key, sub = jax.random.split(key)", "key, sub, uniform_key = jax.random.split(key, 3)") \
+        .format(jitter_key="jitter_key", uniform_key="uniform_key")
+    assert findings(lint, fine) == []
+
+
+def test_key_carried_by_a_lax_loop_body_really_repeats(lint):
+    """Under JAX: with a Python loop around the same step, debug_key_reuse rejects it."""
+    jax = pytest.importorskip("jax")
+    from jax.errors import KeyReuseError
+
+    key = jax.random.key(0)
+    with jax.debug_key_reuse(True), pytest.raises(KeyReuseError):
+        for _ in range(2):
+            key, noise_key = jax.random.split(key)
+            jax.random.normal(noise_key, (3,))
+            jax.random.normal(key, (3,))
+
+
+def test_nested_def_mapped_per_leaf_draws_the_same_numbers_per_leaf(lint):
+    code = """
+        import jax
+        import jax.numpy as jnp
+
+
+        def perturb(params, key):
+            def one(p):
+                return p + jax.random.normal(key, p.shape)
+            return jax.tree_util.tree_map(one, params)
+
+
+        def perturb_each(params, keys):
+            def one(p, k):
+                return p + jax.random.normal(k, p.shape)
+            return jax.tree_util.tree_map(one, params, keys)
+
+
+        def called_too(params, key):
+            def one(p):
+                return p + jax.random.normal(key, p.shape)
+            return jax.tree_util.tree_map(one, params), one(params["w"])
+
+
+        params = {"w": jnp.ones((2, 3)), "b": jnp.ones(3)}
+        a = perturb(params, jax.random.key(0))
+        b = perturb_each(params, {"w": jax.random.key(1), "b": jax.random.key(2)})
+        c = called_too(params, jax.random.key(3))
+    """
+    assert findings(lint, code) == [(8, "JAX502")]
