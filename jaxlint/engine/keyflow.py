@@ -480,8 +480,12 @@ class _KeyFlow(Flow):
                 continue
             earlier = [p for p in spent if not self._exclusive(p, use) and not _numbers_unread(self.model, p)]
             if self._again:
-                # The next iteration: only a consumer later in the body, from the last one.
-                earlier = [p for p in earlier if p.order > use.order and p.call is not use.call]
+                # The next iteration: only a consumer later in the body, from the last one,
+                # that made the very subkey this split makes again (`_, hk = split(key)` at
+                # the bottom, `key, k = split(key)` at the top: `k` is `hk`). A draw or a
+                # split whose subkeys differ in use leaves no identical numbers.
+                earlier = [p for p in earlier if p.order > use.order and p.call is not use.call
+                           and _same_subkey(self.model, p, use)]
                 previous = self._meeting_previous(earlier, use) if earlier else None
                 if previous is not None and not any(f.use is use and f.previous is previous for f in self.findings):
                     code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
@@ -679,6 +683,26 @@ class _KeyFlow(Flow):
                     return True
             child = anc
         return False
+
+
+def _same_subkey(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """Two `jax.random.split` calls of one key, each unpacked into names, that bind one
+    position to a name (not `_`, not the key itself) in both: the same subkey twice."""
+    def unpacked(u: KeyUse):
+        if u.qualname not in RANDOM_SPLITTERS or u.kind is not KeyEvent.SPLIT:
+            return None
+        assign = model.parent(u.call)
+        if not (isinstance(assign, cst.Assign) and assign.value is u.call and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))):
+            return None
+        rest = [model.module.code_for_node(a.value) for a in u.call.args[1:]]
+        return [getattr(e.value, "value", None) for e in assign.targets[0].target.elements], rest
+
+    a, b = unpacked(previous), unpacked(use)
+    if a is None or b is None or a[1] != b[1] or len(a[0]) != len(b[0]):
+        return False
+    return any(x is not None and y is not None and "_" not in (x, y) and use.base not in (x, y)
+               for x, y in zip(a[0], b[0]))
 
 
 def _carried_names(model: FileModel, stmts: list, param: str, carry: cst.BaseExpression) -> tuple:

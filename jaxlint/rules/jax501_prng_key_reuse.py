@@ -16,7 +16,7 @@ class PrngKeyReuse(Rule):
         from jaxlint.fixes.prng import split_before_first
 
         found = next((f for f in key_findings_for(self.model, self.code) if f.use.call is report.node), None)
-        if found is None or found.previous.call is found.use.call or found.carried is not None:
+        if found is None or found.previous.call is found.use.call:
             return None  # one call, two parameters: which one gets a subkey is the user's choice
         return split_before_first(self.model, found)
 
@@ -24,15 +24,7 @@ class PrngKeyReuse(Rule):
         for found in key_findings_for(self.model, self.code):
             use = found.use
             where = line_of(self.model, found.previous.call)
-            if found.carried is not None:
-                loop = line_of(self.model, found.carried)
-                msg = (f"`{use.key}` drew random numbers on line {where} in the previous iteration of the "
-                       f"loop on line {loop}, and is carried over to this iteration, which "
-                       f"{'splits' if use.kind == 'split' else 'draws from'} it again (the same key "
-                       f"gives the same random bits); split every key an iteration needs at once "
-                       f"(`{use.key}, k1, k2 = jax.random.split({use.key}, 3)`) and use the carried "
-                       f"`{use.key}` for nothing but the next split")
-            elif found.previous.call is use.call:
+            if found.previous.call is use.call:
                 msg = (f"`{use.key}` is passed to two parameters of `{use.qualname}` that each draw "
                        f"from it (or split it), so both get the same random bits (the same key always "
                        f"gives the same numbers): the draws are correlated, not independent; split "

@@ -18,8 +18,7 @@ class PrngParentKeyReuse(Rule):
             where = line_of(self.model, found.previous.call)
             if found.carried is not None:
                 loop = line_of(self.model, found.carried)
-                again = "splits it again: the same keys" if use.kind == "split" else \
-                    f"`{use.qualname}` draws from it: numbers not independent of those subkeys'"
+                again = "splits it again into the same subkeys, so the same random numbers"
                 msg = (f"`{use.key}` was split on line {where} in the previous iteration of the loop on "
                        f"line {loop}, and carried over to this iteration, which {again}; split every key "
                        f"an iteration needs at once (`{use.key}, k1, k2 = jax.random.split({use.key}, 3)`) "
