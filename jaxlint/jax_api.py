@@ -845,6 +845,11 @@ NAN_GRADIENT_SINGULAR: dict[str, str] = {
     "jax.numpy.log10": "nonpositive", "jax.lax.sqrt": "nonpositive", "jax.lax.rsqrt": "nonpositive",
     "jax.lax.log": "nonpositive", "jax.numpy.reciprocal": "zero", "jax.numpy.cbrt": "zero",
 }
+#: Roots that are 0 exactly where their argument is, and share its sign where defined:
+#: a condition comparing the root with 0 (`dist > 0` for `dist = jnp.sqrt(d2)`) compares
+#: the argument with 0, so it holds the singular point in its untaken side all the same
+#: (`x ** p` with 0 < p < 1 too).
+ZERO_PRESERVING_ROOTS: frozenset[str] = frozenset({"jax.numpy.sqrt", "jax.lax.sqrt", "jax.numpy.cbrt"})
 #: Division spelled as a call, divisor second: `jnp.divide(a, b)` is `a / b`, and its
 #: derivative in either operand (1 / b, -a / b**2) is infinite at b = 0.
 NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
@@ -1203,6 +1208,23 @@ RAISING_INT_CALLS: dict[str, int] = {"jax.numpy.asarray": 0, "jax.numpy.array": 
 #: Python ints the standard library states: `sys.maxsize` is 2**63 - 1 on the 64-bit
 #: platforms JAX runs on.
 KNOWN_INT_CONSTANTS: dict[str, int] = {"sys.maxsize": 2**63 - 1}
+#: Seeds and fold-in data that JAX converts from a Python int and refuses out of range,
+#: whatever x64 says (measured, jax 0.10.2: `fold_in(key, 2**32)` and `fold_in(key, -1)`
+#: raise "OverflowError: Python integer ... out of bounds for uint32"; `PRNGKey(2**63)`
+#: and `key(2**63)` raise "OverflowError: Python int too large to convert to C long"):
+#: -> (position, keyword, lowest, highest).
+SEED_INT_RANGES: dict[str, tuple[int, str, int, int]] = {
+    "jax.random.fold_in": (1, "data", 0, 2**32 - 1),
+    "jax.random.PRNGKey": (0, "seed", -2**63, 2**63 - 1),
+    "jax.random.key": (0, "seed", -2**63, 2**63 - 1),
+}
+#: The width in bits of a hashlib digest: `int(hashlib.sha512(b).hexdigest(), 16)` is an
+#: int of up to 512 bits, below 2**64 only once in 2**448.
+DIGEST_BITS: dict[str, int] = {
+    "hashlib.md5": 128, "hashlib.sha1": 160, "hashlib.sha224": 224, "hashlib.sha256": 256,
+    "hashlib.sha384": 384, "hashlib.sha512": 512, "hashlib.blake2b": 512, "hashlib.blake2s": 256,
+    "hashlib.sha3_224": 224, "hashlib.sha3_256": 256, "hashlib.sha3_384": 384, "hashlib.sha3_512": 512,
+}
 
 
 # Confirm mode: what JAX's error says when a rule's problem happens

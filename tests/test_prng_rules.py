@@ -569,3 +569,94 @@ def test_reuse_in_a_function_nothing_runs_is_not_reported(tmp_path):
         text = "from pkg.coefs import Rational\nRational.create_random()\n"
         library = _project(tmp_path / other.replace(".", "_"), {"pkg/coefs.py": _FACTORY, other: text})
         assert _codes(library) == [(14, "JAX501")]
+
+
+CARRIED_SCAN = """
+    import jax
+    import jax.numpy as jnp
+
+
+    def simulate(key, x0):
+        def step(carry, _):
+            key, x = carry
+            key, noise_key = jax.random.split(key)
+            x = x + 0.1 * jax.random.normal(noise_key, x.shape)
+            {second}
+            x = x + 0.01 * jax.random.normal(extra_key, x.shape)
+            return (key, x), x
+
+        return jax.lax.scan(step, (key, x0), None, length=4)[1]
+
+
+    def walk(key, x0):
+        def body(i, val):
+            key, x = val
+            key, sub = jax.random.split(key)
+            {third}
+            x = x + jax.random.normal(sub, x.shape) + jax.random.uniform(other, x.shape)
+            return key, x
+
+        return jax.lax.fori_loop(0, 4, body, (key, x0))
+
+
+    path = simulate(jax.random.key(0), jnp.zeros(3))
+    end = walk(jax.random.key(1), jnp.zeros(3))
+"""
+
+
+def test_key_carried_by_a_lax_loop_body_and_split_again(lint):
+    """A scan / fori_loop body returning its key in the carry after a second split of it:
+    the next step's split makes that subkey again (`noise_key` of step t + 1 is
+    `extra_key` of step t). A draw from the carried key itself repeats no numbers."""
+    bad = CARRIED_SCAN.format(second="_, extra_key = jax.random.split(key)",
+                              third="_, other = jax.random.split(key)")
+    assert findings(lint, bad) == [(9, "JAX503"), (21, "JAX503")]
+    fine = CARRIED_SCAN.format(second="key, extra_key = jax.random.split(key)",
+                               third="other = key")
+    assert findings(lint, fine) == []
+
+
+def test_key_carried_by_a_lax_loop_body_really_repeats(lint):
+    """Under JAX: step t's `extra_key` is step t + 1's `noise_key`, so the draws repeat."""
+    jax = pytest.importorskip("jax")
+
+    key = jax.random.key(0)
+    extras, noises = [], []
+    for _ in range(3):
+        key, noise_key = jax.random.split(key)
+        _, extra_key = jax.random.split(key)
+        noises.append(jax.random.normal(noise_key, (3,)))
+        extras.append(jax.random.normal(extra_key, (3,)))
+    assert all((extras[t] == noises[t + 1]).all() for t in range(2))
+
+
+def test_nested_def_mapped_per_leaf_draws_the_same_numbers_per_leaf(lint):
+    code = """
+        import jax
+        import jax.numpy as jnp
+
+
+        def perturb(params, key):
+            def one(p):
+                return p + jax.random.normal(key, p.shape)
+            return jax.tree_util.tree_map(one, params)
+
+
+        def perturb_each(params, keys):
+            def one(p, k):
+                return p + jax.random.normal(k, p.shape)
+            return jax.tree_util.tree_map(one, params, keys)
+
+
+        def called_too(params, key):
+            def one(p):
+                return p + jax.random.normal(key, p.shape)
+            return jax.tree_util.tree_map(one, params), one(params["w"])
+
+
+        params = {"w": jnp.ones((2, 3)), "b": jnp.ones(3)}
+        a = perturb(params, jax.random.key(0))
+        b = perturb_each(params, {"w": jax.random.key(1), "b": jax.random.key(2)})
+        c = called_too(params, jax.random.key(3))
+    """
+    assert findings(lint, code) == [(8, "JAX502")]

@@ -42,7 +42,7 @@ from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
 from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
-                             LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
+                             LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
                              TIMEIT_FUNCTIONS, TRANSFORMS)
 from jaxlint.notebook import TIMED_MARKER
@@ -102,6 +102,9 @@ class KeyFinding:
     # For a draw from a key attribute only `__init__` sets (`self.rng_key`): the call,
     # in a loop, of the method that makes it (`net.apply(x)`).
     through: Optional[KeyUse] = None
+    # For a key consumed at the end of one iteration and again in the next (the key a
+    # `key, k = split(key)` at the top of the loop carries over): the loop.
+    carried: Optional[cst.CSTNode] = None
 
 
 _CACHE: "weakref.WeakKeyDictionary[FileModel, tuple]" = weakref.WeakKeyDictionary()
@@ -180,6 +183,11 @@ class _KeyFlow(Flow):
         self.applied_lambda_uses: list[KeyUse] = []
         # Functions of this file -> the key parameters they draw from (`_consuming_helpers`).
         self.consumers: dict[FunctionInfo, tuple] = {}
+        # Inside a second pass over a loop body (`loop`): only reuse across iterations is new.
+        self._again = 0
+        # The states at each `return` of the body being walked (`_carry_pass`).
+        self._returned: list = []
+        self._loops: list = []
 
     # ---------------------------------------------------------------- collect
     def collect(self) -> None:
@@ -322,7 +330,9 @@ class _KeyFlow(Flow):
             self.block(self.model.module.body, {})
         for func in self.model.functions:
             if func in users and isinstance(func.node, cst.FunctionDef):
+                self._returned = []
                 self.block(body(func.node), {})
+                self._carry_pass(func)
         self.findings.extend(stored_key_findings(self))
         # A function nothing runs draws nothing: its reuse repeats no numbers.
         dead: dict = {}
@@ -355,10 +365,68 @@ class _KeyFlow(Flow):
     def resume(self, s: Optional[dict], entry: dict) -> dict:
         return dict(entry)
 
+    def loop(self, node, s: Optional[dict]) -> dict:
+        """One pass, whose state goes on after the loop; then the body once more from where
+        the pass ended, for keys carried into the next iteration: `key, k = split(key)` at
+        the top splits again the key that `_, hk = split(key)` (or a helper) consumed at the
+        bottom of the last iteration, so `k` is `hk`. The second pass reports only such
+        pairs (the earlier consumer later in the body); the rest it found already."""
+        after = super().loop(node, s)
+        entry = self.copy(after)
+        if not self.ended(entry) and self._carried_keys(node, entry):
+            self._again += 1
+            self._loops.append(node)
+            try:
+                self.block(body(node), self.iteration(node, entry))
+            finally:
+                self._again -= 1
+                self._loops.pop()
+        return after
+
+    def _carried_keys(self, node, state: dict) -> bool:
+        """Whether a key consumed in this loop's body is still held when the body ends."""
+        return any(use.order > self.model.order[node] and node in set(self.model.ancestors(use.call))
+                   for uses in state.values() for use in uses)
+
     def simple(self, small: cst.BaseSmallStatement, state: dict) -> dict:
         self.events(small, state)
         self.rebind_small(small, state)
+        if isinstance(small, cst.Return) and not self._again:
+            self._returned.append((small, dict(state)))
         return state
+
+    def _carry_pass(self, func: FunctionInfo) -> None:
+        """The body of a `lax.scan` / `fori_loop` / `while_loop` once more, from the state
+        its `return` leaves, for the keys it returns in the carry under the names it
+        unpacks them to (`key, acc = carry` ... `return (key, acc), y`): the next
+        iteration consumes that key again, as `loop` does for a Python loop."""
+        context = next((c for c in func.contexts.values() if c.via == "body" and c.transforms
+                        and c.transforms[0] in LAX_LOOP_BODIES), None)
+        if context is None or not self._returned:
+            return
+        index = 1 if context.transforms[0] == "lax.fori_loop" else 0
+        params = func.positional
+        if len(params) <= index or func.vararg is not None:
+            return
+        param = params[index]
+        stmts = body(func.node)
+        for ret, state in self._returned:
+            carry = ret.value
+            if context.transforms[0] == "lax.scan":
+                if not (isinstance(carry, cst.Tuple) and len(carry.elements) == 2):
+                    continue
+                carry = carry.elements[0].value
+            names, start = _carried_names(self.model, stmts, param, carry)
+            entry = {k: uses for k, uses in state.items() if uses[0].base in names}
+            if not entry:
+                continue
+            self._again += 1
+            self._loops.append(context.origin if isinstance(context.origin, cst.Call) else func.node)
+            try:
+                self.block(stmts[start:], entry)
+            finally:
+                self._again -= 1
+                self._loops.pop()
 
     def header(self, node: cst.CSTNode, state: dict) -> dict:
         self.events(node, state)
@@ -411,6 +479,19 @@ class _KeyFlow(Flow):
                 state[use.key] = spent + (use,)
                 continue
             earlier = [p for p in spent if not self._exclusive(p, use) and not _numbers_unread(self.model, p)]
+            if self._again:
+                # The next iteration: only a consumer later in the body, from the last one,
+                # that made the very subkey this split makes again (`_, hk = split(key)` at
+                # the bottom, `key, k = split(key)` at the top: `k` is `hk`). A draw or a
+                # split whose subkeys differ in use leaves no identical numbers.
+                earlier = [p for p in earlier if p.order > use.order and p.call is not use.call
+                           and _same_subkey(self.model, p, use)]
+                previous = self._meeting_previous(earlier, use) if earlier else None
+                if previous is not None and not any(f.use is use and f.previous is previous for f in self.findings):
+                    code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
+                    self.findings.append(KeyFinding(code, use, previous, carried=self._loops[-1]))
+                state[use.key] = spent + (use,)
+                continue
             previous = self._meeting_previous(earlier, use) if earlier else None
             if previous is not None:
                 code = "JAX503" if previous.kind is KeyEvent.SPLIT else "JAX501"
@@ -506,10 +587,21 @@ class _KeyFlow(Flow):
         """The loop that runs `use` on every iteration with the same key, if any."""
         model = self.model
         loop = self._loop_of(use.call)
-        if loop is None or self._ends_after(use.call, loop) or self._one_iteration(use.call, loop):
+        # A `return` in a function mapped per leaf ends one leaf's call, not the map.
+        if loop is None or not isinstance(loop, cst.Call) and self._ends_after(use.call, loop) \
+                or self._one_iteration(use.call, loop):
             return None
         if isinstance(loop, _COMPREHENSIONS):
             return None if use.base in _comprehension_targets(loop) else loop
+        mapped = use.function.node if use.function is not None else None
+        if isinstance(loop, cst.Call) and isinstance(mapped, cst.FunctionDef) \
+                and self._per_leaf_map(mapped) is loop and (
+                use.base in use.function.scope.bindings
+                or use.qualname not in RANDOM_SAMPLERS or use.qualname in LEAF_ALIGNING_SAMPLERS):
+            # The mapped function's own parameter (a leaf of a tree of keys); or, per leaf,
+            # not a direct draw of numbers: a permutation (or a helper) may share its key
+            # across leaves on purpose, to keep them aligned (as for a lambda, `_add_use`).
+            return None
         bindings = model.scope_of(use.call).lookup(use.base) or []
         for b in bindings:
             if b.node is loop or loop in set(model.ancestors(b.node)):
@@ -532,8 +624,22 @@ class _KeyFlow(Flow):
         return None
 
     def _per_leaf_map(self, func: cst.CSTNode) -> Optional[cst.Call]:
-        """`jax.tree_util.tree_map(lambda p: ..., params)`: the lambda runs once per leaf."""
+        """`jax.tree_util.tree_map(lambda p: ..., params)`, or a `def` passed by name
+        (`tree_map(perturb, params)`): the function runs once per leaf."""
         model = self.model
+        if isinstance(func, cst.FunctionDef):
+            info = model.function_info(func)
+            if info is None or info.enclosing is None:
+                return None  # a module-level def may be mapped by its callers with other keys
+            refs = [name for name in model.names_spelled(func.name.value)
+                    if name is not func.name and model.resolve_function(name) is info]
+            # Mapped per leaf, and run no other way (a call, another transform).
+            arg = model.parent(refs[0]) if len(refs) == 1 else None
+            call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None \
+                    and model.qualname(call.func) in PER_LEAF_MAPS:
+                return call
+            return None
         arg = model.parent(func)
         call = model.parent(arg) if isinstance(arg, cst.Arg) else None
         if isinstance(func, cst.Lambda) and isinstance(call, cst.Call) and call.args \
@@ -577,6 +683,50 @@ class _KeyFlow(Flow):
                     return True
             child = anc
         return False
+
+
+def _same_subkey(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """Two `jax.random.split` calls of one key, each unpacked into names, that bind one
+    position to a name (not `_`, not the key itself) in both: the same subkey twice."""
+    def unpacked(u: KeyUse):
+        if u.qualname not in RANDOM_SPLITTERS or u.kind is not KeyEvent.SPLIT:
+            return None
+        assign = model.parent(u.call)
+        if not (isinstance(assign, cst.Assign) and assign.value is u.call and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))):
+            return None
+        rest = [model.module.code_for_node(a.value) for a in u.call.args[1:]]
+        return [getattr(e.value, "value", None) for e in assign.targets[0].target.elements], rest
+
+    a, b = unpacked(previous), unpacked(use)
+    if a is None or b is None or a[1] != b[1] or len(a[0]) != len(b[0]):
+        return False
+    return any(x is not None and y is not None and "_" not in (x, y) and use.base not in (x, y)
+               for x, y in zip(a[0], b[0]))
+
+
+def _carried_names(model: FileModel, stmts: list, param: str, carry: cst.BaseExpression) -> tuple:
+    """The names a loop body returns in its carry at the place it took them from (`carry`
+    returned as the parameter itself, or `key` unpacked by a leading `key, acc = carry`
+    and returned as `(key, acc)`), and the index of the first statement after the
+    unpacking."""
+    if isinstance(carry, cst.Name):
+        return ({param} if carry.value == param else set()), 0
+    if not isinstance(carry, (cst.Tuple, cst.List)):
+        return set(), 0
+    for i, stmt in enumerate(stmts[:3]):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.value, cst.Name) and small.value.value == param):
+            continue
+        target = small.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(carry.elements):
+            return set(), 0
+        names = {t.value.value for t, c in zip(target.elements, carry.elements)
+                 if isinstance(t.value, cst.Name) and isinstance(c.value, cst.Name)
+                 and t.value.value == c.value.value}
+        return names, i + 1
+    return set(), 0
 
 
 def _keys_unused(model: FileModel, split: cst.Call) -> bool:

@@ -169,12 +169,17 @@ def partial_calls(model, app: Applied) -> list[PartialCall]:
     """The calls of `partial(vf, ...)` for the transformed function `vf` (written in
     place, or a name bound to it), through the name or the `self.<attr>` the partial is
     bound to, where that binding is the only one the call can see."""
-    if app.decorator:
-        return []
     partials = []
     refs = [app.node]
-    name = rc.bound_name(model, app.node)
-    if name is not None:
+    name = rc.bound_name(model, app.node) if not app.decorator else None
+    if app.decorator:
+        # `@partial(vmap, in_axes=...)` on a def: the def's name is the transformed function.
+        func = app.info.node
+        if not isinstance(func, cst.FunctionDef) or app.info.is_method:
+            return []
+        refs = [ref for ref in model.names_spelled(func.name.value)
+                if ref is not func.name and model.resolve_function(ref) is app.info]
+    elif name is not None:
         refs += [ref for ref in model.names_spelled(name.value) if ref is not name
                  and (values := model.assigned_values(ref)) is not None and values == [app.node]]
     for ref in refs:

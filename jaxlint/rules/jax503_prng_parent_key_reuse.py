@@ -16,7 +16,14 @@ class PrngParentKeyReuse(Rule):
         for found in key_findings_for(self.model, self.code):
             use = found.use
             where = line_of(self.model, found.previous.call)
-            if use.kind == "split":
+            if found.carried is not None:
+                loop = line_of(self.model, found.carried)
+                again = "splits it again into the same subkeys, so the same random numbers"
+                msg = (f"`{use.key}` was split on line {where} in the previous iteration of the loop on "
+                       f"line {loop}, and carried over to this iteration, which {again}; split every key "
+                       f"an iteration needs at once (`{use.key}, k1, k2 = jax.random.split({use.key}, 3)`) "
+                       f"and use the carried `{use.key}` for nothing but the next split")
+            elif use.kind == "split":
                 msg = (f"`{use.key}` was already split on line {where}; splitting it again gives "
                        f"exactly the same keys, so the same random numbers; rebind it when "
                        f"splitting: `{use.key}, subkey = jax.random.split({use.key})`")

@@ -60,15 +60,21 @@ class HostSyncEveryStep(Rule):
         model = self.model
         return model.order[sync] > model.order[call] or sync in set(model.ancestors(call))
 
-    def _logged(self, sync: cst.Call) -> bool:
+    def _logged(self, sync: cst.CSTNode, named: bool = True) -> bool:
         """The copy only goes to a log: `print(...)`, `logger.info(f"{loss.item()}")`,
-        `history.append(float(loss))`, `writer.add_scalar("loss", loss.item(), step)`."""
+        `history.append(float(loss))`, `writer.add_scalar("loss", loss.item(), step)`;
+        or to a name that only logs read (`loss_value = loss.item()`, then
+        `if step % 10 == 0: print(loss_value)`): the copy waits on every iteration all
+        the same."""
         model = self.model
         node: cst.CSTNode = sync
         while True:
             if isinstance(node, cst.Call) and self._logging_call(node):
                 return True
             parent = model.parent(node)
+            if named and isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0].target, cst.Name):
+                return self._only_logged(parent.targets[0].target)
             if isinstance(parent, (cst.FormattedStringExpression, cst.FormattedString, cst.Element,
                                    cst.List, cst.Tuple, cst.DictElement, cst.Dict, cst.Arg,
                                    cst.BinaryOperation, cst.ConcatenatedString)) \
@@ -76,6 +82,18 @@ class HostSyncEveryStep(Rule):
                 node = parent
                 continue
             return False
+
+    def _only_logged(self, target: cst.Name) -> bool:
+        """Every read of the name `target` binds (in its scope, it bound nowhere else)
+        goes to a log."""
+        model = self.model
+        scope = model.scope_of(target)
+        bindings = scope.lookup(target.value) or []
+        if len(bindings) != 1:
+            return False
+        reads = [n for n in model.names_spelled(target.value)
+                 if n is not target and model.scope_of(n).lookup(target.value) is bindings]
+        return bool(reads) and all(self._logged(n, named=False) for n in reads)
 
     def _logging_call(self, call: cst.Call) -> bool:
         q = self.model.qualname(call.func)

@@ -12,7 +12,7 @@ from jaxlint.engine.model import children
 
 from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_DIVISIONS,
                              NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS,
-                             NAN_GRADIENT_SINGULAR)
+                             NAN_GRADIENT_SINGULAR, ZERO_PRESERVING_ROOTS)
 from jaxlint.rules.base import Rule
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -47,7 +47,7 @@ class WhereNanGradient(Rule):
             guarded = _names(cond) | _names(call.args[0].value)
             if not guarded:
                 continue
-            safe = _safe_names(func.node)
+            safe = _safe_names(model, func.node, call)
             differentiated = _differentiated_names(model, func)
             branches = (call.args[1].value, call.args[2].value)
             for taken_when, branch in ((True, branches[0]), (False, branches[1])):
@@ -60,6 +60,12 @@ class WhereNanGradient(Rule):
                     within = guarded | near_zero
                     tested = arg if _names(arg) & within else _held_value(model, func, arg)
                     names = _names(tested) & within
+                    root = None
+                    if not names:
+                        # `dist = jnp.sqrt(d2)` ... `jnp.where(dist > 0, dist, 0.0)`: the
+                        # condition tests the root, which is 0 exactly where d2 is.
+                        root = _root_name(model, func, op)
+                        names = {root} & guarded if root is not None else set()
                     if not names or names <= safe or _is_safe(model, tested, guarded):
                         continue
                     value = model.value(arg)
@@ -75,7 +81,7 @@ class WhereNanGradient(Rule):
                         continue
                     if differentiated is not None and not _names(op) & differentiated:
                         continue  # no gradient flows through the branch: nothing to multiply by 0
-                    if _excluded_finite(model, cond, taken_when, op, arg) or _never_zero(model, func, op, arg):
+                    if _excluded_finite(model, cond, taken_when, op, arg, root) or _never_zero(model, func, op, arg):
                         continue
                     reported.add(op)
                     yield self.report(op, (
@@ -241,17 +247,30 @@ def _argnums_given(call: cst.Call, spec, before: int) -> Optional[tuple[int, ...
 
 
 def _excluded_finite(model, cond: cst.BaseExpression, taken_when: bool, op: cst.CSTNode,
-                     arg: cst.BaseExpression) -> bool:
+                     arg: cst.BaseExpression, root: Optional[str] = None) -> bool:
     """`jnp.where(x < 1, jnp.sqrt(x), 1)`: the condition compares the risky argument with
     a number, and the inputs it leaves to the other branch hold no point where the
-    operation's derivative is infinite (NaN needs 0 times inf there)."""
+    operation's derivative is infinite (NaN needs 0 times inf there). `root`: a name
+    bound to the operation itself, a root that the condition may compare with 0 instead
+    (anything else it says of the root is not read: not definite)."""
     singular = _singular_set(model, op)
     if singular is None or not isinstance(cond, cst.Comparison) or len(cond.comparisons) != 1:
-        return False
+        return root is not None
     target = cond.comparisons[0]
     code = model.module.code_for_node
     op_name = type(target.operator).__name__
-    if code(cond.left) == code(arg) and _bound(target.comparator) is not None:
+    if root is not None:
+        # In the root's own values the singular point is 0 (where the argument is 0); a
+        # negative argument's NaN root compares False, so it is untaken all the same.
+        sides = [s for s in (cond.left, target.comparator) if isinstance(s, cst.Name) and s.value == root]
+        other = target.comparator if cond.left in sides else cond.left
+        if not sides or _bound(other) is None:
+            return True
+        if other is cond.left:
+            op_name = _FLIPPED.get(op_name, op_name)
+        c = _bound(other)
+        singular = "zero"
+    elif code(cond.left) == code(arg) and _bound(target.comparator) is not None:
         c = _bound(target.comparator)
     elif code(target.comparator) == code(arg) and _bound(cond.left) is not None:
         c = _bound(cond.left)
@@ -263,6 +282,26 @@ def _excluded_finite(model, cond: cst.BaseExpression, taken_when: bool, op: cst.
     # The untaken inputs: where the condition has the other truth value.
     excluded = _NEGATED[op_name] if taken_when else op_name
     return not _meets(excluded, c, singular)
+
+
+def _root_name(model, func, op: cst.CSTNode) -> Optional[str]:
+    """The name bound once, in the same function, to exactly `op` when `op` is a root
+    that is 0 where its argument is (`dist = jnp.sqrt(d2)`, `r = s ** 0.5`)."""
+    if isinstance(op, cst.Call):
+        if model.qualname(op.func) not in ZERO_PRESERVING_ROOTS:
+            return None
+    elif not (isinstance(op, cst.BinaryOperation) and isinstance(op.operator, cst.Power)
+              and (p := _number(op.right)) is not None and 0 < p < 1):
+        return None
+    assign = model.parent(op)
+    if not (isinstance(assign, cst.Assign) and assign.value is op and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    name = assign.targets[0].target
+    bindings = model.scope_of(name).lookup(name.value) or []
+    if len(bindings) != 1 or model.function_of(op) is not func:
+        return None
+    return name.value
 
 
 def _never_zero(model, func, op: cst.CSTNode, arg: cst.BaseExpression) -> bool:
@@ -534,24 +573,31 @@ def _is_safe(model, expr: cst.BaseExpression, guarded: set[str]) -> bool:
     return False
 
 
-def _safe_names(func_node: cst.CSTNode) -> set[str]:
-    """Names the function binds from a safe expression (`safe = jnp.where(c, x, 1.0)`)."""
-    out: set[str] = set()
+def _safe_names(model, func_node: cst.CSTNode, where: cst.Call) -> set[str]:
+    """Names whose last binding before `where` (in statement order) is a safe expression
+    (`safe = jnp.where(c, x, 1.0)`). A name made safe only after the where
+    (`lw = jnp.where(tail, smoothed, lw)` below it) is not safe where the where reads it."""
+    before = model.order.get(where, 0)
+    last: dict[str, tuple[int, bool]] = {}
     stack = children(func_node)
     while stack:
         node = stack.pop()
         if isinstance(node, _NESTED):
             continue
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and node.value is not None:
-            value = node.value
-            if isinstance(value, cst.Call) or isinstance(value, cst.BinaryOperation):
+            order = model.order.get(node, 0)
+            if order < before:
+                value = node.value
                 targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign)
                            else [node.target])
+                ok = isinstance(node, (cst.Assign, cst.AnnAssign)) and (
+                    isinstance(value, cst.Call) or isinstance(value, cst.BinaryOperation)) and _looks_safe(value)
                 for t in targets:
-                    if isinstance(t, cst.Name) and _looks_safe(value):
-                        out.add(t.value)
+                    for name in _names(t) if not isinstance(t, cst.Name) else {t.value}:
+                        if name not in last or last[name][0] < order:
+                            last[name] = (order, ok and isinstance(t, cst.Name))
         stack.extend(children(node))
-    return out
+    return {name for name, (_, ok) in last.items() if ok}
 
 
 def _looks_safe(value: cst.BaseExpression) -> bool:

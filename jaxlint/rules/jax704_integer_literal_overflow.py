@@ -8,8 +8,8 @@ import libcst as cst
 
 from jaxlint.engine.constants import int_constant, int_values_at_call_sites
 from jaxlint.engine.project import project_facts
-from jaxlint.jax_api import (DEFAULT_INT_DTYPE, INT_DTYPE_RANGES, RAISING_INT_CALLS, WRAPPING_INT_CALLS,
-                             X64_DTYPE_MODULES)
+from jaxlint.jax_api import (DEFAULT_INT_DTYPE, DIGEST_BITS, INT_DTYPE_RANGES, RAISING_INT_CALLS,
+                             SEED_INT_RANGES, WRAPPING_INT_CALLS, X64_DTYPE_MODULES)
 from jaxlint.rules._known_arrays import argument, literal_real
 from jaxlint.rules.base import Report, Rule
 from jaxlint.rules.jax702_float64_without_x64 import enables_x64
@@ -73,6 +73,36 @@ class IntegerLiteralOverflow(Rule):
                 f"(enable x64 for int64), or a value in range"), model.function_of(call))
 
         yield from self._raising_conversions()
+        yield from self._seeds_out_of_range()
+
+    def _seeds_out_of_range(self) -> Iterator[Report]:
+        """`jax.random.fold_in(key, salt)` with `salt = int(hashlib.sha512(s).hexdigest(), 16)`,
+        or `PRNGKey(2**64)`: a seed or fold-in datum out of its range raises OverflowError."""
+        model = self.model
+        for call in model.nodes(cst.Call):
+            q = model.qualname(call.func)
+            spec = SEED_INT_RANGES.get(q) if q else None
+            if spec is None or any(a.star for a in call.args):
+                continue
+            position, keyword, low, high = spec
+            value = argument(call, position, keyword)
+            if value is None:
+                continue
+            stated = int_constant(model, value, stdlib=True)
+            if stated is not None:
+                if low <= stated <= high:
+                    continue
+                what = f"{stated}"
+            else:
+                found = _digest_int(model, value)
+                # Below the bound only when the digest's top bits are all 0: never, in practice.
+                if found is None or found[0] - 32 <= high.bit_length():
+                    continue
+                what = f"an int made from a {found[1]} digest, of up to {found[0]} bits"
+            yield self.report(value, (
+                f"`{self.source(value)}` is {what}, out of the range {low} to {high} that "
+                f"`{self.source(call.func)}` takes: it raises OverflowError; reduce it first "
+                f"(`% 2**32`)"), model.function_of(call))
 
     def _raising_conversions(self) -> Iterator[Report]:
         """`jnp.asarray(n - 1)` of an int past int32, stated in the code or by a call site
@@ -163,4 +193,68 @@ def _out_of_range(call: cst.Call, ints: list, low: int, high: int):
     for element in (r[0], r[-1]) if r else ():
         if not low <= element <= high:
             return element, call
+    return None
+
+
+def _digest_int(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[tuple[int, str]]:
+    """(bits, the hash's name) for `int(hashlib.sha512(...).hexdigest(), 16)` or
+    `int.from_bytes(h.digest(), ...)`, written in place or held by the name it reaches."""
+    if depth > 3:
+        return None
+    if isinstance(expr, cst.Name):
+        value = _reaching_value(model, expr)
+        return _digest_int(model, value, depth + 1) if value is not None else None
+    if not isinstance(expr, cst.Call) or not expr.args:
+        return None
+    q = model.qualname(expr.func)
+    first = expr.args[0].value
+    if q == "builtins.int" and len(expr.args) == 2 and _int_literal(expr.args[1].value) == 16:
+        method = "hexdigest"
+    elif q == "builtins.int.from_bytes" or (
+            isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "from_bytes"
+            and isinstance(expr.func.value, cst.Name) and expr.func.value.value == "int"):
+        method = "digest"
+    else:
+        return None
+    if not (isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute)
+            and first.func.attr.value == method and not first.args):
+        return None
+    hasher = first.func.value
+    if isinstance(hasher, cst.Name):
+        hasher = _reaching_value(model, hasher)
+    if not isinstance(hasher, cst.Call):
+        return None
+    hq = model.qualname(hasher.func)
+    return (DIGEST_BITS[hq], hq.rsplit(".", 1)[-1]) if hq in DIGEST_BITS else None
+
+
+def _int_literal(expr: cst.BaseExpression) -> Optional[int]:
+    return int(expr.value, 0) if isinstance(expr, cst.Integer) else None
+
+
+def _reaching_value(model, name: cst.Name) -> Optional[cst.BaseExpression]:
+    """The value `name = value` gives the read `name`: its one binding, or the nearest
+    statement before the read in the same block when that statement assigns it (the
+    statements between bind it nowhere)."""
+    values = model.assigned_values(name)
+    if values is not None:
+        return values[0] if len(values) == 1 else None
+    stmt: cst.CSTNode = name
+    for anc in model.ancestors(name):
+        if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            stmt = anc
+            break
+    block = model.parent(stmt)
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)) or stmt not in block.body:
+        return None
+    bindings = model.scope_of(name).lookup(name.value) or []
+    for before in reversed(block.body[:block.body.index(stmt)]):
+        inside = [b for b in bindings if b.node is before or before in set(model.ancestors(b.node))]
+        if not inside:
+            continue
+        node = inside[0].node
+        if len(inside) == 1 and isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name) and model.parent(node) is before:
+            return node.value
+        return None
     return None
