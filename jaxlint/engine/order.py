@@ -386,3 +386,101 @@ def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
             elif (event.kind == "fresh" and event.name in names) or event.kind == "clear":
                 called, pending = False, None
     return None
+
+
+def compiles_first(model: FileModel, call: cst.Call) -> bool:
+    """Whether every run of `call` is the first call of a jitted function, so it
+    compiles its program there, synchronously, before dispatching it.
+
+    jit caches the compiled program on the identity of the function it wraps
+    (`jax.jit(f)` twice hits one cache; a new lambda, nested `def` or `partial`
+    compiles again: checked under jax 0.10.2). So the call must run once (no loop
+    around it in its function), the jitted object must be made in the same function
+    (or at module level, which runs once; a notebook's cells run in order), the
+    wrapped function must be new each time that function runs (or the call is at
+    module level), and nothing may have called or handed on either before the call:
+    `@jax.jit def f` then `f(x)`, `jf = jax.jit(g)` then `jf(x)`, `jax.jit(g)(x)`.
+    A plain call `g(x)` of the unjitted `g` before runs eagerly and compiles nothing.
+    """
+    if model.in_loop(call) is not None:
+        return False
+    func = call.func
+    where = model.function_of(call)
+    if isinstance(func, cst.Call):  # jax.jit(g)(x)
+        if not _caching_transform(model, func):
+            return False
+        return _fresh_wrapped(model, func, call, where)
+    if not isinstance(func, cst.Name):
+        return False
+    binding = model.binding_in_effect(func)
+    if binding is None or model.function_of(binding.node) is not where:
+        return False
+    if _read_between(model, func, binding.order, call, skip=None, eager_ok=False):
+        return False  # called, or handed on, since it was made
+    if binding.function is not None:  # @jax.jit def f
+        return any(c.via == "decorator" and c.cached for c in binding.function.contexts.values())
+    value = getattr(binding.node, "value", None)
+    return isinstance(value, cst.Call) and _caching_transform(model, value) \
+        and _fresh_wrapped(model, value, call, where)
+
+
+def _caching_transform(model: FileModel, call: cst.Call) -> bool:
+    transform = TRANSFORMS.get(model.qualname(call.func))
+    return transform is not None and transform.cached and bool(call.args) and call.args[0].keyword is None
+
+
+def _fresh_wrapped(model: FileModel, wrap: cst.Call, call: cst.Call, where) -> bool:
+    """The function `wrap` (`jax.jit(g)`) wraps has compiled nothing before `call`."""
+    wrapped = wrap.args[0].value
+    if isinstance(wrapped, cst.Lambda) or isinstance(wrapped, cst.Call) \
+            and model.qualname(wrapped.func) == "functools.partial":
+        return True  # a new function object each time this runs
+    if not isinstance(wrapped, cst.Name):
+        return False
+    if where is not None:
+        # Inside a function, only a function made there is new on each of its runs.
+        info = model.resolve_function(wrapped)
+        if info is None or info.enclosing is not where:
+            return False
+    info = model.resolve_function(wrapped)
+    decorated = info is not None and any(c.via == "decorator" and c.cached for c in info.contexts.values())
+    return not _read_between(model, wrapped, -1, call, skip=wrap, eager_ok=not decorated)
+
+
+def _read_between(model: FileModel, name: cst.Name, after: int, call: cst.Call,
+                  skip: Optional[cst.CSTNode], eager_ok: bool) -> bool:
+    """A read of the same variable as `name` after order `after` and before `call`
+    (outside `skip` and `call` itself). With `eager_ok`, a plain call of it is not one."""
+    bindings = model.scope_of(name).lookup(name.value)
+    end = model.order[call]
+    for other in model.names_spelled(name.value):
+        at = model.order[other]
+        if not after < at < end or other is name or not _is_read(model, other):
+            continue
+        if skip is not None and any(a is skip for a in model.ancestors(other)):
+            continue
+        if any(a is call for a in model.ancestors(other)):
+            continue
+        if model.scope_of(other).lookup(other.value) is not bindings:
+            continue
+        parent = model.parent(other)
+        if eager_ok and isinstance(parent, cst.Call) and parent.func is other:
+            continue
+        return True
+    return False
+
+
+def _is_read(model: FileModel, name: cst.Name) -> bool:
+    """A load of the variable, not a store, a definition, an attribute or a keyword."""
+    parent = model.parent(name)
+    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.AsName)):
+        return False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name:
+        return False
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is name:
+        return False
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is name:
+        return False
+    return True
