@@ -569,3 +569,30 @@ def test_reuse_in_a_function_nothing_runs_is_not_reported(tmp_path):
         text = "from pkg.coefs import Rational\nRational.create_random()\n"
         library = _project(tmp_path / other.replace(".", "_"), {"pkg/coefs.py": _FACTORY, other: text})
         assert _codes(library) == [(14, "JAX501")]
+
+
+def test_test_checks_that_read_no_numbers(lint):
+    # Two draws from one key meet in the step, but the checks read only what the results
+    # are (isinstance, a string among a dict's keys, not None): no number is looked at.
+    # A check of a value (`loss < loss1`) reads the numbers.
+    code = """
+        import jax
+        from helpers import train_step
+
+        def test_returns_metrics():
+            key = jax.random.PRNGKey(0)
+            x = jax.random.normal(key, (32, 10))
+            y = jax.random.normal(key, (32, 1))
+            loss, metrics = train_step({"x": x, "y": y})
+            assert isinstance(metrics, dict)
+            assert "loss" in metrics and loss is not None
+
+        def test_reduces_loss():
+            key = jax.random.PRNGKey(0)
+            x = jax.random.normal(key, (32, 10))
+            y = jax.random.normal(key, (32, 1))
+            loss1, _ = train_step({"x": x, "y": y})
+            loss, metrics = train_step({"x": x, "y": y})
+            assert loss < loss1
+    """
+    assert [f for f in findings(lint, code) if f[1] == "JAX501"] == [(16, "JAX501")]

@@ -389,39 +389,40 @@ def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
 
 
 def compiles_first(model: FileModel, call: cst.Call) -> bool:
-    """Whether every run of `call` is the first call of a jitted function, so it
-    compiles its program there, synchronously, before dispatching it.
+    """Whether `call` runs once, at module level (a notebook's cells run in order), and
+    is the first call of a function jitted there, so it compiles its program,
+    synchronously, before dispatching it: `@jax.jit def f` then `f(x)`,
+    `jf = jax.jit(g)` then `jf(x)`, or `jax.jit(g)(x)`, with nothing calling or handing
+    on `f`, `jf` or `g` in between.
 
-    jit caches the compiled program on the identity of the function it wraps
-    (`jax.jit(f)` twice hits one cache; a new lambda, nested `def` or `partial`
-    compiles again: checked under jax 0.10.2). So the call must run once (no loop
-    around it in its function), the jitted object must be made in the same function
-    (or at module level, which runs once; a notebook's cells run in order), the
-    wrapped function must be new each time that function runs (or the call is at
-    module level), and nothing may have called or handed on either before the call:
-    `@jax.jit def f` then `f(x)`, `jf = jax.jit(g)` then `jf(x)`, `jax.jit(g)(x)`.
-    A plain call `g(x)` of the unjitted `g` before runs eagerly and compiles nothing.
+    jit caches the compiled program on the identity of the function it wraps:
+    `jax.jit(g)` twice compiles once, so an earlier `jax.jit(g)` or `g` handed to
+    anything makes the call warm; a plain call `g(x)` of the unjitted `g` runs eagerly
+    and compiles nothing for it (checked under jax 0.10.2). Inside a function the same
+    call runs again on each call of the function, and a wrapped function made there
+    (a lambda, a nested `def`) compiles every time: a timer there never sees a warm
+    call, which is a different mistake; such calls are not first calls here.
     """
-    if model.in_loop(call) is not None:
+    if model.function_of(call) is not None or model.in_loop(call) is not None:
         return False
     func = call.func
-    where = model.function_of(call)
     if isinstance(func, cst.Call):  # jax.jit(g)(x)
-        if not _caching_transform(model, func):
-            return False
-        return _fresh_wrapped(model, func, call, where)
+        return _caching_transform(model, func) and _fresh_wrapped(model, func, call)
     if not isinstance(func, cst.Name):
         return False
     binding = model.binding_in_effect(func)
-    if binding is None or model.function_of(binding.node) is not where:
+    if binding is None or model.function_of(binding.node) is not None:
         return False
     if _read_between(model, func, binding.order, call, skip=None, eager_ok=False):
         return False  # called, or handed on, since it was made
     if binding.function is not None:  # @jax.jit def f
-        return any(c.via == "decorator" and c.cached for c in binding.function.contexts.values())
+        return _jit_decorated(binding.function)
     value = getattr(binding.node, "value", None)
-    return isinstance(value, cst.Call) and _caching_transform(model, value) \
-        and _fresh_wrapped(model, value, call, where)
+    return isinstance(value, cst.Call) and _caching_transform(model, value) and _fresh_wrapped(model, value, call)
+
+
+def _jit_decorated(info) -> bool:
+    return any(c.via == "decorator" and c.cached for c in info.contexts.values())
 
 
 def _caching_transform(model: FileModel, call: cst.Call) -> bool:
@@ -429,22 +430,17 @@ def _caching_transform(model: FileModel, call: cst.Call) -> bool:
     return transform is not None and transform.cached and bool(call.args) and call.args[0].keyword is None
 
 
-def _fresh_wrapped(model: FileModel, wrap: cst.Call, call: cst.Call, where) -> bool:
+def _fresh_wrapped(model: FileModel, wrap: cst.Call, call: cst.Call) -> bool:
     """The function `wrap` (`jax.jit(g)`) wraps has compiled nothing before `call`."""
     wrapped = wrap.args[0].value
     if isinstance(wrapped, cst.Lambda) or isinstance(wrapped, cst.Call) \
             and model.qualname(wrapped.func) == "functools.partial":
-        return True  # a new function object each time this runs
+        return True  # a new function object
     if not isinstance(wrapped, cst.Name):
         return False
-    if where is not None:
-        # Inside a function, only a function made there is new on each of its runs.
-        info = model.resolve_function(wrapped)
-        if info is None or info.enclosing is not where:
-            return False
     info = model.resolve_function(wrapped)
-    decorated = info is not None and any(c.via == "decorator" and c.cached for c in info.contexts.values())
-    return not _read_between(model, wrapped, -1, call, skip=wrap, eager_ok=not decorated)
+    eager_ok = info is None or not _jit_decorated(info)
+    return not _read_between(model, wrapped, -1, call, skip=wrap, eager_ok=eager_ok)
 
 
 def _read_between(model: FileModel, name: cst.Name, after: int, call: cst.Call,
