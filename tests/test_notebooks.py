@@ -132,6 +132,8 @@ def test_time_magic_on_the_first_call_of_a_fresh_jit(tmp_path):
         "%timeit fast(0, x)\n",
         "def enc(p, x):\n    return jnp.tanh(x @ p)\np = jnp.ones((10, 10))\n",
         "%time z = jit(enc)(p, p[0:10])\n",
+        "init, apply = (lambda k: p, lambda p, x: jnp.tanh(x @ p))\n",  # an unpacking binds, reads nothing
+        "%time z = jit(apply)(p, p[0:10])\n",
     )
     found, result = _found(path)
     assert {(cell, code) for cell, _, code in found} == {(6, "JAX601"), (9, "JAX601")}

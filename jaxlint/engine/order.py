@@ -469,6 +469,13 @@ def _read_between(model: FileModel, name: cst.Name, after: int, call: cst.Call,
 def _is_read(model: FileModel, name: cst.Name) -> bool:
     """A load of the variable, not a store, a definition, an attribute or a keyword."""
     parent = model.parent(name)
+    node: cst.CSTNode = name
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        node, parent = parent, model.parent(parent)  # `a, b = ...`: an unpacking target
+    if node is not name and (isinstance(parent, cst.AssignTarget)
+                             or isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node):
+        return False
+    parent = model.parent(name)
     if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.AsName)):
         return False
     if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name:
