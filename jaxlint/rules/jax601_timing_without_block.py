@@ -641,7 +641,8 @@ class TimingWithoutBlock(Rule):
             if not isinstance(n, cst.Name):
                 continue
             parent = model.parent(n)
-            if isinstance(parent, cst.Attribute) and parent.attr is n or isinstance(parent, cst.Arg) and parent.keyword is n:
+            if isinstance(parent, cst.Attribute) and parent.attr is n \
+                    or isinstance(parent, cst.Arg) and parent.keyword is n:
                 continue
             if n.value in params and n.value not in static:
                 return False  # a traced argument: work on it runs on the device
