@@ -496,6 +496,12 @@ SHAPE_ONLY_CALLS: frozenset[str] = frozenset({
     # Reads `arr.shape` and `arr.sharding` (jax/_src/debugging.py): a layout display.
     "jax.debug.visualize_array_sharding", "jax.debug.inspect_array_sharding",
 })
+#: Builtins that read what a value is, not its numbers: its type, its length (an array's
+#: first dimension), whether it has an attribute. A test that only checks a result with
+#: them (`isinstance(metrics, dict)`) never looks at the numbers computed.
+STRUCTURE_ONLY_CALLS: frozenset[str] = frozenset({
+    "builtins.isinstance", "builtins.type", "builtins.len", "builtins.hasattr", "builtins.callable",
+})
 #: Methods of a jitted function that read their arguments only for shapes and dtypes:
 #: `jax.jit(f).lower(x)` traces with abstract values (it accepts ShapeDtypeStructs).
 ABSTRACT_METHODS: frozenset[str] = frozenset({"lower", "trace", "eval_shape"})

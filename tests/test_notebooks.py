@@ -112,6 +112,33 @@ def test_magics_and_shell_lines_keep_line_numbers(tmp_path):
     assert src[timed.col - 1:timed.end_col - 1] == "jax.jit(lambda v: 1 if v > 0 else 0)(1.0)"
 
 
+def test_time_magic_on_the_first_call_of_a_fresh_jit(tmp_path):
+    # Cells run in order: `%time` of the first call of a function jitted in an earlier
+    # cell holds its compile (synchronous) and is not reported; the second call, and
+    # `%timeit` (warm repeats), time the dispatch only. A static-argument program of
+    # Python builtins returns a constant: nothing to wait for.
+    path = _notebook(
+        tmp_path,
+        "import jax\nimport jax.numpy as jnp\nfrom jax import jit\n",
+        "def sum_squares_jax(start, end):\n    return jax.lax.fori_loop(start, end, lambda i, t: t + i ** 2, 0)\n"
+        "\ndef sum_squares(start, end):\n    total = 0\n    for i in range(10):\n        total += i ** 2\n"
+        "    return total\n",
+        "sum_squares_jax(0, 10)\n",
+        "fast = jax.jit(sum_squares_jax)\nfast_py = jax.jit(sum_squares, static_argnums=(0, 1))\nx = 10000\n",
+        "%time r = fast(0, x)\n",
+        "%time r = fast(0, x)\n",
+        "%time r = fast_py(0, x)\n",
+        "%time r = fast_py(0, x)\n",
+        "%timeit fast(0, x)\n",
+        "def enc(p, x):\n    return jnp.tanh(x @ p)\np = jnp.ones((10, 10))\n",
+        "%time z = jit(enc)(p, p[0:10])\n",
+        "init, apply = (lambda k: p, lambda p, x: jnp.tanh(x @ p))\n",  # an unpacking binds, reads nothing
+        "%time z = jit(apply)(p, p[0:10])\n",
+    )
+    found, result = _found(path)
+    assert {(cell, code) for cell, _, code in found} == {(6, "JAX601"), (9, "JAX601")}
+
+
 def test_noqa_works_in_cells(tmp_path):
     path = _notebook(tmp_path, "import jax\n",
                      "@jax.jit\ndef f(x):\n    return 1 if x else 0  # noqa: JAX201\n",

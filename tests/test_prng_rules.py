@@ -660,3 +660,30 @@ def test_nested_def_mapped_per_leaf_draws_the_same_numbers_per_leaf(lint):
         c = called_too(params, jax.random.key(3))
     """
     assert findings(lint, code) == [(8, "JAX502")]
+
+
+def test_test_checks_that_read_no_numbers(lint):
+    # Two draws from one key meet in the step, but the checks read only what the results
+    # are (isinstance, a string among a dict's keys, not None): no number is looked at.
+    # A check of a value (`loss < loss1`) reads the numbers.
+    code = """
+        import jax
+        from helpers import train_step
+
+        def test_returns_metrics():
+            key = jax.random.PRNGKey(0)
+            x = jax.random.normal(key, (32, 10))
+            y = jax.random.normal(key, (32, 1))
+            loss, metrics = train_step({"x": x, "y": y})
+            assert isinstance(metrics, dict)
+            assert "loss" in metrics and loss is not None
+
+        def test_reduces_loss():
+            key = jax.random.PRNGKey(0)
+            x = jax.random.normal(key, (32, 10))
+            y = jax.random.normal(key, (32, 1))
+            loss1, _ = train_step({"x": x, "y": y})
+            loss, metrics = train_step({"x": x, "y": y})
+            assert loss < loss1
+    """
+    assert [f for f in findings(lint, code) if f[1] == "JAX501"] == [(16, "JAX501")]

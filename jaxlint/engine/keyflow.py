@@ -44,7 +44,7 @@ from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
-                             TIMEIT_FUNCTIONS, TRANSFORMS)
+                             STRUCTURE_ONLY_CALLS, TIMEIT_FUNCTIONS, TRANSFORMS)
 from jaxlint.notebook import TIMED_MARKER
 
 # A comment where a key is made that says its uses are meant to share it.
@@ -1002,6 +1002,9 @@ class _Meetings(Flow):
         if _only_timed(self.model, small):
             self._glimpse(small, state)
             return state
+        if isinstance(small, cst.Assert) and _structure_only(self.model, small.test):
+            self._glimpse(small.test, state)  # `assert "loss" in metrics`: no numbers read
+            return state
         checked = _checked_parts(small)
         if checked is not None:
             # A check compares its operands (`assert a == b`, `assert_allclose(a, b)`):
@@ -1100,6 +1103,9 @@ class _Meetings(Flow):
                 continue
             if isinstance(n, (cst.AssignTarget, cst.FunctionDef, cst.ClassDef)):
                 continue
+            if isinstance(n, cst.Comparison) and _structure_only(self.model, n):
+                self._glimpse(n, state)
+                continue
             if isinstance(n, cst.Lambda):
                 stack.append((n.body, hidden | {p.name.value for p in _params(n.params)}))
                 continue
@@ -1155,7 +1161,7 @@ class _Meetings(Flow):
     def _value_arguments(self, call: cst.Call, stores: list) -> list:
         """The parts of a call whose numbers it reads."""
         func = call.func
-        if self.model.qualname(func) in SHAPE_ONLY_CALLS | TIMEIT_FUNCTIONS:
+        if self.model.qualname(func) in SHAPE_ONLY_CALLS | STRUCTURE_ONLY_CALLS | TIMEIT_FUNCTIONS:
             return [func]  # a layout, or the seconds a call took: no numbers of it
         args = [a.value for a in call.args]
         if args and isinstance(args[0], cst.Lambda) and _shapes_of_parameters(self.model, args[0]) \
@@ -1471,6 +1477,30 @@ def _checked_parts(small: cst.CSTNode) -> Optional[list]:
         if isinstance(name, str) and name.lower().lstrip("_").startswith("assert"):
             return [a.value for a in small.value.args]
     return None
+
+
+def _structure_only(model: FileModel, test: cst.BaseExpression) -> bool:
+    """A check that reads what values are, not their numbers: `"loss" in metrics` (a
+    string among a dict's keys), `out is not None`, `isinstance(metrics, dict)`, and
+    `not` / `and` / `or` of them."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _structure_only(model, test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _structure_only(model, test.left) and _structure_only(model, test.right)
+    if isinstance(test, cst.Call):
+        return model.qualname(test.func) in STRUCTURE_ONLY_CALLS
+    if not isinstance(test, cst.Comparison) or not test.comparisons:
+        return False
+    for target in test.comparisons:
+        if isinstance(target.operator, (cst.In, cst.NotIn)):
+            if not isinstance(test.left, cst.BaseString) or len(test.comparisons) > 1:
+                return False
+        elif isinstance(target.operator, (cst.Is, cst.IsNot)):
+            if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+                return False
+        else:
+            return False
+    return True
 
 
 def _plain(expr: cst.BaseExpression) -> bool:

@@ -386,3 +386,104 @@ def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
             elif (event.kind == "fresh" and event.name in names) or event.kind == "clear":
                 called, pending = False, None
     return None
+
+
+def compiles_first(model: FileModel, call: cst.Call) -> bool:
+    """Whether `call` runs once, at module level (a notebook's cells run in order), and
+    is the first call of a function jitted there, so it compiles its program,
+    synchronously, before dispatching it: `@jax.jit def f` then `f(x)`,
+    `jf = jax.jit(g)` then `jf(x)`, or `jax.jit(g)(x)`, with nothing calling or handing
+    on `f`, `jf` or `g` in between.
+
+    jit caches the compiled program on the identity of the function it wraps:
+    `jax.jit(g)` twice compiles once, so an earlier `jax.jit(g)` or `g` handed to
+    anything makes the call warm; a plain call `g(x)` of the unjitted `g` runs eagerly
+    and compiles nothing for it (checked under jax 0.10.2). Inside a function the same
+    call runs again on each call of the function, and a wrapped function made there
+    (a lambda, a nested `def`) compiles every time: a timer there never sees a warm
+    call, which is a different mistake; such calls are not first calls here.
+    """
+    if model.function_of(call) is not None or model.in_loop(call) is not None:
+        return False
+    func = call.func
+    if isinstance(func, cst.Call):  # jax.jit(g)(x)
+        return _caching_transform(model, func) and _fresh_wrapped(model, func, call)
+    if not isinstance(func, cst.Name):
+        return False
+    binding = model.binding_in_effect(func)
+    if binding is None or model.function_of(binding.node) is not None:
+        return False
+    if _read_between(model, func, binding.order, call, skip=None, eager_ok=False):
+        return False  # called, or handed on, since it was made
+    if binding.function is not None:  # @jax.jit def f
+        return _jit_decorated(binding.function)
+    value = getattr(binding.node, "value", None)
+    return isinstance(value, cst.Call) and _caching_transform(model, value) and _fresh_wrapped(model, value, call)
+
+
+def _jit_decorated(info) -> bool:
+    return any(c.via == "decorator" and c.cached for c in info.contexts.values())
+
+
+def _caching_transform(model: FileModel, call: cst.Call) -> bool:
+    transform = TRANSFORMS.get(model.qualname(call.func))
+    return transform is not None and transform.cached and bool(call.args) and call.args[0].keyword is None
+
+
+def _fresh_wrapped(model: FileModel, wrap: cst.Call, call: cst.Call) -> bool:
+    """The function `wrap` (`jax.jit(g)`) wraps has compiled nothing before `call`."""
+    wrapped = wrap.args[0].value
+    if isinstance(wrapped, cst.Lambda) or isinstance(wrapped, cst.Call) \
+            and model.qualname(wrapped.func) == "functools.partial":
+        return True  # a new function object
+    if not isinstance(wrapped, cst.Name):
+        return False
+    info = model.resolve_function(wrapped)
+    eager_ok = info is None or not _jit_decorated(info)
+    return not _read_between(model, wrapped, -1, call, skip=wrap, eager_ok=eager_ok)
+
+
+def _read_between(model: FileModel, name: cst.Name, after: int, call: cst.Call,
+                  skip: Optional[cst.CSTNode], eager_ok: bool) -> bool:
+    """A read of the same variable as `name` after order `after` and before `call`
+    (outside `skip` and `call` itself). With `eager_ok`, a plain call of it is not one."""
+    bindings = model.scope_of(name).lookup(name.value)
+    end = model.order[call]
+    for other in model.names_spelled(name.value):
+        at = model.order[other]
+        if not after < at < end or other is name or not _is_read(model, other):
+            continue
+        if skip is not None and any(a is skip for a in model.ancestors(other)):
+            continue
+        if any(a is call for a in model.ancestors(other)):
+            continue
+        if model.scope_of(other).lookup(other.value) is not bindings:
+            continue
+        parent = model.parent(other)
+        if eager_ok and isinstance(parent, cst.Call) and parent.func is other:
+            continue
+        return True
+    return False
+
+
+def _is_read(model: FileModel, name: cst.Name) -> bool:
+    """A load of the variable, not a store, a definition, an attribute or a keyword."""
+    parent = model.parent(name)
+    node: cst.CSTNode = name
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        node, parent = parent, model.parent(parent)  # `a, b = ...`: an unpacking target
+    if node is not name and (isinstance(parent, cst.AssignTarget)
+                             or isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node):
+        return False
+    parent = model.parent(name)
+    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.AsName)):
+        return False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name:
+        return False
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is name:
+        return False
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is name:
+        return False
+    return True
