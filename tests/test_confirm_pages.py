@@ -31,8 +31,6 @@ NOT_CONFIRMED = {
     ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
     ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
                        "one call cannot show a batch reused",
-    ("JAX501", 2, 16): "one key passed to two parameters of init: the draws run in init and apply, and "
-                       "confirm compares the jax.random calls at the flagged line only",
     ("JAX502", 5, 22): "the draw runs in Model.apply under jit, reached through train_step's nested loss: "
                        "at import confirm sees tracers, and the flagged line makes no draw itself",
     ("JAX102", 9, 22): "a write lost on jit's copy of an argument, not a leaked tracer: confirm's leak "
