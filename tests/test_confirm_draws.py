@@ -19,6 +19,7 @@ pytest.importorskip("jax")
 P = str(Path(__file__).parent / "confirm_cases" / "draws.py")
 MORE = str(Path(__file__).parent / "confirm_cases" / "draws_more.py")
 PARAMS = str(Path(__file__).parent / "confirm_cases" / "draws_params.py")
+COMPILED = str(Path(__file__).parent / "confirm_cases" / "draws_compiled.py")
 
 
 def line_of(text: str, path: str = P) -> int:
@@ -58,6 +59,9 @@ CASES = {
     "generator": reuse("DECOY generator", "stream", code="JAX502", path=MORE),
     "two-parameters": reuse("REAL two parameters", "create", previous="REAL two parameters",
                             path=PARAMS, key="rng"),
+    "compiled": reuse("REAL compiled", "noisy_walk", code="JAX502", path=COMPILED, key="key"),
+    "compiled-apart": reuse("DECOY compiled", "counted_walk", code="JAX502", path=COMPILED,
+                            key="key"),
     "one-parameter": reuse("DECOY two parameters", "create_eval", previous="DECOY two parameters",
                            path=PARAMS, key="rng"),
 }
@@ -180,3 +184,20 @@ def test_two_draws_through_one_of_the_two_parameters_are_not_the_calls_reuse(got
     v = got["one-parameter"]
     assert v["verdict"] == "not reproduced", v
     assert "came through `params_rng`" in v["summary"], v
+
+
+def test_draws_inside_a_compiled_call_are_followed_to_the_outputs_they_reach(got):
+    # add_noise is jitted: each call's draw is recorded by its callback as the computation
+    # runs, and labels the call's outputs that depend on it in the jaxpr. x carries every
+    # step's noise, and the program prints it.
+    v = got["compiled"]
+    assert v["verdict"] == "confirmed", v
+    assert "read together at line" in v["evidence"], v
+
+
+def test_a_compiled_draw_that_never_reaches_the_read_output_is_not_confirmed(got):
+    # step_and_noise draws the same noise each step but returns it apart from y: only the
+    # `noise` output depends on the draw, and the program never reads it. Labelling every
+    # output of the jitted call with its draws would "confirm" it through the printed y.
+    v = got["compiled-apart"]
+    assert v["verdict"] == "not reproduced", v

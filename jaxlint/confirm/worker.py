@@ -151,14 +151,26 @@ def _patch_random(state: State, jax) -> None:
         slows the program down."""
         from jaxlint.confirm.flow import FLOW
 
+        label = claim(draw)
+        if label is None:
+            return
+        FLOW.start()
+        FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({label}))
+
+    def claim(draw: dict):
+        """A label for a draw at a flagged site, while fewer than _FOLLOWED were labelled there."""
+        from jaxlint.confirm.flow import FLOW
+
         sites = state.get("draw_sites") or {}
         site = next((n for n in draw["lines"] if n in sites), None)
         if site is None or sites[site] >= _FOLLOWED or not FLOW.enabled:
-            return
+            return None
         sites[site] += 1
         draw["id"] = state["draw_ids"] = state.get("draw_ids", 0) + 1
-        FLOW.start()
-        FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw["id"]}))
+        return draw["id"]
+
+    from jaxlint.confirm.flow import FLOW as _flow
+    _flow.claim = claim
 
     def wrap(name, fn):
         def draw(key, *args, **kwargs):
@@ -181,9 +193,20 @@ def _patch_random(state: State, jax) -> None:
                         state["draws"][-1]["via"] = via
                     follow(state["draws"][-1], out)
                 elif state.get("traced_draws"):
-                    # Runs when the program's compiled computation runs, with its values.
-                    jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o, True),
-                                       bits, head, order)
+                    # Runs when the program's compiled computation runs, with its values; the
+                    # tag lets the flow find the draw in the jaxpr (flow.compiled_draws) and
+                    # label the outputs its numbers reach, once the call returns.
+                    site = {"records": []}
+
+                    def ran(b, h, o, site=site):
+                        record(name, lines, b, h, o, True)
+                        site["records"].append(state["draws"][-1])
+
+                    ran._jaxlint_site = site
+                    jax.debug.callback(ran, bits, head, order)
+                    from jaxlint.confirm.flow import FLOW
+                    if FLOW.enabled and any(n in (state.get("draw_sites") or {}) for n in lines):
+                        FLOW.start()  # follow the program's calls from this (first) trace on
             except Exception:  # noqa: BLE001 - an odd key or a transform without callbacks
                 pass
             return out
