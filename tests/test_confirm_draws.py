@@ -18,15 +18,18 @@ pytest.importorskip("jax")
 
 P = str(Path(__file__).parent / "confirm_cases" / "draws.py")
 MORE = str(Path(__file__).parent / "confirm_cases" / "draws_more.py")
+PARAMS = str(Path(__file__).parent / "confirm_cases" / "draws_params.py")
+COMPILED = str(Path(__file__).parent / "confirm_cases" / "draws_compiled.py")
 
 
 def line_of(text: str, path: str = P) -> int:
     return next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if text in line)
 
 
-def reuse(marker: str, function=None, previous=None, code="JAX501", draw=None, path=P) -> Finding:
+def reuse(marker: str, function=None, previous=None, code="JAX501", draw=None, path=P,
+          key=None) -> Finding:
     line = line_of(marker, path)
-    confirm = {"kind": "prng"}
+    confirm = {"kind": "prng"} if key is None else {"kind": "prng", "key": key}
     if previous is not None:
         confirm["previous_line"] = line_of(previous, path)
     if draw is not None:
@@ -54,6 +57,13 @@ CASES = {
     "scan-helper": reuse("REAL scan helper", "walk.<locals>.step", code="JAX502", path=MORE),
     "scan-split": reuse("DECOY scan helper", "walk_split.<locals>.split_step", code="JAX502", path=MORE),
     "generator": reuse("DECOY generator", "stream", code="JAX502", path=MORE),
+    "two-parameters": reuse("REAL two parameters", "create", previous="REAL two parameters",
+                            path=PARAMS, key="rng"),
+    "compiled": reuse("REAL compiled", "noisy_walk", code="JAX502", path=COMPILED, key="key"),
+    "compiled-apart": reuse("DECOY compiled", "counted_walk", code="JAX502", path=COMPILED,
+                            key="key"),
+    "one-parameter": reuse("DECOY two parameters", "create_eval", previous="DECOY two parameters",
+                           path=PARAMS, key="rng"),
 }
 
 
@@ -155,3 +165,39 @@ def test_a_generator_the_program_stepped_is_judged_on_its_own_draws(got):
     v = got["generator"]
     assert v["verdict"] == "not reproduced", v
     assert "drawn at import" in v["evidence"], v
+
+
+def test_one_key_passed_to_two_parameters_that_each_draw(got):
+    # `init(rng, rng)`: the worker sees the one key object in both parameters, and each draw
+    # made through another of them (the callee's running statement names it).
+    v = got["two-parameters"]
+    assert v["verdict"] == "confirmed", v
+    assert "through parameter `params_rng`" in v["evidence"], v
+    assert "through parameter `dropout_rng`" in v["evidence"], v
+
+
+def test_two_draws_through_one_of_the_two_parameters_are_not_the_calls_reuse(got):
+    # The same call with deterministic=True: dropout_rng draws nothing, and the two same-key
+    # draws under the flagged line both come through params_rng (init's own reuse, reported
+    # in init). Two draws with one key under the line would "confirm" it; the line's two
+    # parameters never both drew.
+    v = got["one-parameter"]
+    assert v["verdict"] == "not reproduced", v
+    assert "came through `params_rng`" in v["summary"], v
+
+
+def test_draws_inside_a_compiled_call_are_followed_to_the_outputs_they_reach(got):
+    # add_noise is jitted: each call's draw is recorded by its callback as the computation
+    # runs, and labels the call's outputs that depend on it in the jaxpr. x carries every
+    # step's noise, and the program prints it.
+    v = got["compiled"]
+    assert v["verdict"] == "confirmed", v
+    assert "read together at line" in v["evidence"], v
+
+
+def test_a_compiled_draw_that_never_reaches_the_read_output_is_not_confirmed(got):
+    # step_and_noise draws the same noise each step but returns it apart from y: only the
+    # `noise` output depends on the draw, and the program never reads it. Labelling every
+    # output of the jitted call with its draws would "confirm" it through the printed y.
+    v = got["compiled-apart"]
+    assert v["verdict"] == "not reproduced", v

@@ -26,15 +26,11 @@ NOT_CONFIRMED = {
     ("JAX503", 2, 20): "update's draws and the new noise meet in `params`, never read",
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
     ("JAX403", 10, 15): "needs optax, which the test environment does not install (could not run: package)",
-    ("JAX502", 14, 15): "the draws run inside a compiled call (the jitted add_noise), where their numbers "
-                        "are not followed",
-    ("JAX105", 0, 5): "the flagged lambda is not reachable from module level",
     ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
                        "one call cannot show a batch reused",
-    ("JAX501", 2, 16): "one key passed to two parameters of init: the draws run in init and apply, and "
-                       "confirm compares the jax.random calls at the flagged line only",
-    ("JAX502", 5, 22): "the draw runs in Model.apply under jit, reached through train_step's nested loss: "
-                       "at import confirm sees tracers, and the flagged line makes no draw itself",
+    ("JAX502", 5, 22): "each call of the jitted train_step draws the same mask (followed through its "
+                       "jaxpr into the new params), but the example never reads params: they meet "
+                       "in a value the program never reads",
     ("JAX102", 9, 22): "a write lost on jit's copy of an argument, not a leaked tracer: confirm's leak "
                        "recipe finds no tracer held outside and says not reproduced",
     ("JAX906", 1, 4): "jax.pmap gives no DeprecationWarning in jax 0.10.2 (deprecated later)",
@@ -43,9 +39,8 @@ NOT_CONFIRMED = {
                        "another recipe's synthesized calls had made, before the import was kept apart)",
     ("JAX402", 5, 38): "no module-level code calls reassemble (same as outer_step above)",
     ("JAX402", 6, 10): "no module-level code calls activations: nothing the program does shows it",
-    ("JAX502", 6, 10): "the program's three jitted calls draw the same mask (seen as they run), but "
-                       "numbers drawn inside a compiled call are not followed, and the example reads "
-                       "none of its steps",
+    ("JAX502", 6, 10): "the program's three jitted calls draw the same mask (seen as they run, and "
+                       "followed into each step's params), but the example reads none of its steps",
     ("JAX402", 11, 18): "the wrap runs on one pass in ten (11 compiles in 100 calls): the compile-count "
                         "recipe confirms only when most calls compile",
     ("JAX702", 3, 7): "the 64-bit request is made to NumPy, which keeps float64 at line 7; the float32 "

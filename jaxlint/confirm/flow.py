@@ -35,6 +35,8 @@ class Flow:
         self.full = False
         self._quiet = 0
         self._ops = 0  # operations seen: two reads with none between them are one statement's
+        # The worker's draw counter: a draw record -> its label, or None when not followed.
+        self.claim = None
 
     def reset(self, path: Optional[str], enabled: bool) -> None:
         """A new file: follow its draws (once one is made) when `enabled`."""
@@ -154,6 +156,25 @@ class Flow:
                 return lines
         return None
 
+    def label_compiled_draws(self, inside: list, before: list, outputs) -> None:
+        """After a jitted call of the program: the draws its computation made (recorded by
+        their callbacks as it ran) label the outputs that their numbers reach in its jaxpr."""
+        import jax
+
+        if self.claim is None:
+            return
+        try:
+            jax.block_until_ready(outputs)
+            jax.effects_barrier()  # the draws' callbacks have run
+        except Exception:  # noqa: BLE001 - the program's computation failed; its error shows
+            return
+        outputs = list(outputs)
+        for (site, reach), n in zip(inside, before):
+            for draw in site["records"][n:]:
+                label = self.claim(draw)
+                if label is not None and reach:
+                    self.mark([outputs[k] for k in reach if k < len(outputs)], frozenset({label}))
+
     def together(self, values, a: int, b: int) -> bool:
         """Both draws' numbers are in `values` (a result the recipe got back)."""
         import jax
@@ -184,6 +205,90 @@ def _zero(value) -> bool:
         return False
 
 
+# Primitives that only view a value (the worker's `x.ravel()[:8]` of a draw's numbers).
+_VIEWS = ("reshape", "slice", "squeeze", "convert_element_type", "copy", "copy_p",
+          "random_unwrap")
+_REACH: dict = {}  # id(jaxpr) -> (jaxpr, [(draw site, output positions its numbers reach)])
+
+
+def compiled_draws(closed) -> list:
+    """The draws a jitted computation makes (the callbacks the worker binds at each traced
+    draw, tagged `_jaxlint_site`), each with the positions of the jaxpr's outputs that depend
+    on the drawn numbers: forward from the draw's result through every later equation (an
+    equation with such an input makes all its outputs depend on it; a nested jaxpr whose
+    outputs do not line up with its equation's is given no reach). Cached per jaxpr."""
+    jaxpr = getattr(closed, "jaxpr", None)
+    if jaxpr is None:
+        return []
+    got = _REACH.get(id(jaxpr))
+    if got is not None and got[0] is jaxpr:
+        return got[1]
+    try:
+        found = _draws_in(jaxpr)
+    except Exception:  # noqa: BLE001 - an equation shape not foreseen: follow nothing
+        found = []
+    if len(_REACH) > 4096:
+        _REACH.clear()
+    _REACH[id(jaxpr)] = (jaxpr, found)
+    return found
+
+
+def _draws_in(jaxpr) -> list:
+    from jax._src import core
+
+    producer = {v: e for e in jaxpr.eqns for v in e.outvars}
+    found = []
+    for i, eqn in enumerate(jaxpr.eqns):
+        if eqn.primitive.name == "debug_callback":
+            site = _site_of(eqn.params.get("callback"))
+            if site is None or len(eqn.invars) < 2 or not isinstance(eqn.invars[1], core.Var):
+                continue
+            source = eqn.invars[1]  # the draw's first numbers: back through the views taken
+            while source in producer and producer[source].primitive.name in _VIEWS \
+                    and isinstance(producer[source].invars[0], core.Var):
+                source = producer[source].invars[0]
+            found.append((site, _forward(jaxpr, {source})))
+            continue
+        for sub in _subjaxprs(eqn):
+            for site, reach in _draws_in(sub):
+                if len(sub.outvars) == len(eqn.outvars):
+                    start = {eqn.outvars[k] for k in reach}
+                    found.append((site, _forward(jaxpr, start) if start else ()))
+                else:
+                    found.append((site, ()))
+    return found
+
+
+def _forward(jaxpr, start: set) -> tuple:
+    from jax._src import core
+
+    dep = set(start)
+    for eqn in jaxpr.eqns:
+        if any(isinstance(v, core.Var) and v in dep for v in eqn.invars):
+            dep.update(eqn.outvars)
+    return tuple(k for k, v in enumerate(jaxpr.outvars) if isinstance(v, core.Var) and v in dep)
+
+
+def _subjaxprs(eqn):
+    for value in eqn.params.values():
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            inner = getattr(item, "jaxpr", item)
+            if hasattr(inner, "eqns") and hasattr(inner, "outvars"):
+                yield inner
+
+
+def _site_of(callback) -> Optional[dict]:
+    """The worker's tag on its draw callback, inside jax.debug.callback's wrapper."""
+    for cell in getattr(callback, "__closure__", None) or ():
+        try:
+            site = getattr(cell.cell_contents, "_jaxlint_site", None)
+        except ValueError:  # an empty cell
+            continue
+        if site is not None:
+            return site
+    return None
+
+
 def install(jax) -> None:
     """Patch, once, in the worker before its forks; idle until `FLOW.start()`."""
     from jax._src import core, pjit
@@ -198,10 +303,14 @@ def install(jax) -> None:
     run_python = pjit._run_python_pjit
 
     def run_python_pjit(p, args_flat, fun, args, kwargs):
+        inside = compiled_draws(p.params.get("jaxpr")) if FLOW.on else []
+        before = [len(site["records"]) for site, _ in inside]
         out = run_python(p, args_flat, fun, args, kwargs)
         if FLOW.on and FLOW.labels:
             consts = list(out[-1] or []) + list(getattr(p.params.get("jaxpr"), "consts", ()) or [])
             FLOW.propagate(list(args_flat) + consts, out[1], getattr(fun, "__name__", ""))
+        if inside:
+            FLOW.label_compiled_draws(inside, before, out[1])
         return out
 
     pjit._run_python_pjit = run_python_pjit

@@ -18,6 +18,7 @@ import collections
 import importlib
 import json
 import linecache
+import re
 import logging
 import os
 import signal
@@ -150,14 +151,26 @@ def _patch_random(state: State, jax) -> None:
         slows the program down."""
         from jaxlint.confirm.flow import FLOW
 
+        label = claim(draw)
+        if label is None:
+            return
+        FLOW.start()
+        FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({label}))
+
+    def claim(draw: dict):
+        """A label for a draw at a flagged site, while fewer than _FOLLOWED were labelled there."""
+        from jaxlint.confirm.flow import FLOW
+
         sites = state.get("draw_sites") or {}
         site = next((n for n in draw["lines"] if n in sites), None)
         if site is None or sites[site] >= _FOLLOWED or not FLOW.enabled:
-            return
+            return None
         sites[site] += 1
         draw["id"] = state["draw_ids"] = state.get("draw_ids", 0) + 1
-        FLOW.start()
-        FLOW.mark(jax.tree_util.tree_leaves(out), frozenset({draw["id"]}))
+        return draw["id"]
+
+    from jaxlint.confirm.flow import FLOW as _flow
+    _flow.claim = claim
 
     def wrap(name, fn):
         def draw(key, *args, **kwargs):
@@ -168,6 +181,7 @@ def _patch_random(state: State, jax) -> None:
             lines = lines_in_target(target)
             if not lines:
                 return out
+            via = _via_parameter(target, state.get("param_sites") or {}, key)
             try:
                 bits = as_data(key)
                 head = as_data(jax.tree_util.tree_leaves(out)[0]).ravel()[:_HEAD]
@@ -175,11 +189,24 @@ def _patch_random(state: State, jax) -> None:
                 order = head if order is None else order[:_HEAD]
                 if not any(isinstance(x, jax.core.Tracer) for x in (bits, head, order)):
                     record(name, lines, bits, head, order)
+                    if via is not None:
+                        state["draws"][-1]["via"] = via
                     follow(state["draws"][-1], out)
                 elif state.get("traced_draws"):
-                    # Runs when the program's compiled computation runs, with its values.
-                    jax.debug.callback(lambda b, h, o: record(name, lines, b, h, o, True),
-                                       bits, head, order)
+                    # Runs when the program's compiled computation runs, with its values; the
+                    # tag lets the flow find the draw in the jaxpr (flow.compiled_draws) and
+                    # label the outputs its numbers reach, once the call returns.
+                    site = {"records": []}
+
+                    def ran(b, h, o, site=site):
+                        record(name, lines, b, h, o, True)
+                        site["records"].append(state["draws"][-1])
+
+                    ran._jaxlint_site = site
+                    jax.debug.callback(ran, bits, head, order)
+                    from jaxlint.confirm.flow import FLOW
+                    if FLOW.enabled and any(n in (state.get("draw_sites") or {}) for n in lines):
+                        FLOW.start()  # follow the program's calls from this (first) trace on
             except Exception:  # noqa: BLE001 - an odd key or a transform without callbacks
                 pass
             return out
@@ -208,6 +235,91 @@ def draw_sites(findings: list[dict]) -> dict[int, int]:
                 lines.add(int(other))
         sites.update((n, 0) for n in lines)
     return sites
+
+
+def param_sites(findings: list[dict]) -> dict[int, str]:
+    """The lines of the findings that one call passes one key to two parameters
+    (`model.init(rng, rng, x)`: JAX501 naming its own line as the earlier draw), with the key."""
+    out: dict[int, str] = {}
+    for f in findings:
+        confirm = f.get("confirm") or {}
+        if str(f.get("code")) == "JAX501" and confirm.get("previous_line") == f["line"] \
+                and isinstance(confirm.get("key"), str):
+            out[f["line"]] = confirm["key"]
+    return out
+
+
+def _via_parameter(target: str, sites: dict[int, str], key) -> Optional[tuple[int, str]]:
+    """For a draw under a call at one of `sites` (a line passing one key to two parameters):
+    (that line, the callee's parameter through which the key reached the draw). The callee
+    is the frame the site's frame called; its parameters holding the site's key object are
+    the ones the call passed it to, and the one its running statement names is the one this
+    draw came through. None when no such site is on the stack, or no single parameter is
+    named (a wrapper's `*args`, a key split first: the draw is not attributed)."""
+    if not sites:
+        return None
+    frame, inner = sys._getframe(2), None
+    while frame is not None:
+        line = frame.f_lineno
+        if line in sites and inner is not None \
+                and os.path.realpath(frame.f_code.co_filename) == target:
+            passed = _local(frame, sites[line])
+            code = inner.f_code
+            params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+            held = {p for p in params if passed is not None and inner.f_locals.get(p) is passed}
+            named = held & _names_at(code.co_filename, inner.f_lineno)
+            # The draw's key is the very object the site passed (a key split or rebuilt on
+            # the way is another key: not attributed).
+            if key is passed and len(named) == 1:
+                return line, named.pop()
+            return None
+        inner, frame = frame, frame.f_back
+    return None
+
+
+def _local(frame, expr: str):
+    """The value of a key expression (`rng`, `keys[0]`) in a frame, or None."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)(?:\[(-?\d+)\])?", expr)
+    if m is None or m.group(1) not in frame.f_locals:
+        return None
+    value = frame.f_locals[m.group(1)]
+    try:
+        return value[int(m.group(2))] if m.group(2) is not None else value
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_NAMES: dict[tuple[str, int], frozenset] = {}
+_TREES: dict = {}
+
+
+def _names_at(path: str, line: int) -> frozenset:
+    """The names the statement running at `line` reads (a compound statement's header only)."""
+    got = _NAMES.get((path, line))
+    if got is not None:
+        return got
+    import ast
+    import linecache
+
+    names: set[str] = set()
+    if path not in _TREES:
+        try:
+            _TREES[path] = ast.parse("".join(linecache.getlines(path)))
+        except (SyntaxError, ValueError):
+            _TREES[path] = None
+    tree = _TREES[path]
+    best = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    if best is not None:
+        body = getattr(best, "body", None)
+        last = body[0].lineno - 1 if isinstance(body, list) and body else best.end_lineno
+        names = {n.id for n in ast.walk(best) if isinstance(n, ast.Name)
+                 and best.lineno <= n.lineno <= (last or best.lineno)}
+    _NAMES[(path, line)] = frozenset(names)
+    return _NAMES[(path, line)]
 
 
 def _order(permutation, key, args, kwargs):
@@ -337,6 +449,7 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     from jaxlint.confirm.flow import FLOW
     FLOW.reset(path, enabled=state["traced_draws"])  # where the draws' numbers go: JAX5xx only
     state["draw_sites"] = draw_sites(findings)
+    state["param_sites"] = param_sites(findings)
     try:
         text = _source(job)
         source = compile(text, path, "exec")

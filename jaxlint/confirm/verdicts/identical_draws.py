@@ -33,6 +33,19 @@ def _same_numbers(a: dict, b: dict, field: str = "head") -> bool:
     return n > 0 and ha[:n] == hb[:n]
 
 
+def _two_parameters(d: dict, other: dict, flagged: set) -> bool:
+    """The flagged call passed one key to two parameters and each draw came through another
+    one (the worker saw the key object in both and the callee's running statement naming one:
+    `via`). Two draws through one parameter are the callee's own reuse, not the call's."""
+    a, b = d.get("via"), other.get("via")
+    return bool(a and b and a[0] == b[0] and a[0] in flagged and a[1] != b[1])
+
+
+def _through(draw: dict) -> str:
+    via = draw.get("via")
+    return f" through parameter `{via[1]}`" if via else ""
+
+
 @dataclasses.dataclass
 class DrawEvidence(Evidence):
     """Two draws at the flagged sites with the same key; `key` empty when no two shared one."""
@@ -78,7 +91,8 @@ def _pairs(job: Job, draws: list, previous: Optional[int], flagged: set):
             elif not (flagged & {d["line"]} and flagged & {other["line"]}) and not (
                     # A helper the flagged line calls, drawing at one line on two calls (two
                     # draws at two lines may be one call's own reuse, not the flagged line's).
-                    d["line"] == other["line"] and flagged & set(_lines(other))):
+                    d["line"] == other["line"] and flagged & set(_lines(other))) \
+                    and not _two_parameters(d, other, flagged):
                 continue
             same_fn = d["fn"] == other["fn"]
             # Two statements that shuffle different data in the same order (a permutation's
@@ -167,11 +181,17 @@ def confirm(job: Job) -> Verdict:
             else (previous, job.line)
         where = f"line {second} drew twice" if first == second else \
             f"line {first} and line {second} drew"
+        if _two_parameters(d, other, flagged) and not flagged & {d["line"], other["line"]}:
+            a, b = sorted((other, d), key=lambda x: x["line"])
+            first, second = a["line"], b["line"]
+            where = f"line {job.line} passed one key to `{a['via'][1]}` and " \
+                    f"`{b['via'][1]}`, which drew at line {first} and line {second}"
         shown = [str((x.get(field) or [])[:3]) if field == "order" else x["value"]
                  for x in (other, d)]
         what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
-        drawn = f"{other['fn']} at {_where(other)} -> {shown[0]}{what}; " \
-                f"{d['fn']} at {_where(d)} -> {shown[1]}{what} (same key {d['key']}; drawn {how})"
+        drawn = f"{other['fn']} at {_where(other)}{_through(other)} -> {shown[0]}{what}; " \
+                f"{d['fn']} at {_where(d)}{_through(d)} -> {shown[1]}{what} " \
+                f"(same key {d['key']}; drawn {how})"
         meeting = _meeting(d, other, result)
         if meeting is None:
             unmet = unmet or (where, d, other, drawn)
@@ -194,6 +214,18 @@ def confirm(job: Job) -> Verdict:
                                        f"reached one result together",
                        DrawEvidence(first_line=other["line"], second_line=d["line"], key=d["key"],
                                     values=f"{other['value']} / {d['value']}", note=f"{drawn}; {why}"),
+                       shapes)
+    through = {d["via"][1] for d in draws if d.get("via") and d["via"][0] in flagged}
+    if len(through) == 1:
+        # The call passed one key to two parameters, but only one of them drew (twice, maybe:
+        # that is the callee's own reuse, not this line's).
+        name = through.pop()
+        return verdict(NOT_REPRODUCED, f"line {job.line} passed one key to two parameters, but "
+                                       f"every draw under it came through `{name}`",
+                       DrawEvidence(first_line=job.line, second_line=job.line,
+                                    values=", ".join(d["value"] for d in here[:2]),
+                                    note=f"{len(draws)} draws ({how}); the draws under line "
+                                         f"{job.line} all came through parameter `{name}`"),
                        shapes)
     sites = {previous} if previous is not None else flagged
     at = " and ".join(f"line {n}" for n in sorted(sites | {job.line}))

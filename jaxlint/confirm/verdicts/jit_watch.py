@@ -303,6 +303,98 @@ class _Watched:
 
 
 @dataclasses.dataclass
+class Loop:
+    """One call of lax.fori_loop / scan the program made whose body holds a JAX105 line: how
+    many iterations it asked for, and how often the flagged line ran during the call."""
+
+    line: int  # the caller's line
+    name: str
+    code: Any  # the body's code object
+    flagged: int  # the finding's line inside the body
+    trips: int
+    runs: int
+    reads: int = 0  # `next(...)` / `.__next__()` calls made at the flagged line during the call
+
+
+def _trips(name: str, args, kwargs) -> Optional[int]:
+    """The iterations a lax loop call asks for, when its bounds are concrete."""
+    try:
+        if name == "fori_loop":
+            lower = kwargs.get("lower", args[0] if args else None)
+            upper = kwargs.get("upper", args[1] if len(args) > 1 else None)
+            if isinstance(lower, jax.core.Tracer) or isinstance(upper, jax.core.Tracer):
+                return None
+            return max(0, int(upper) - int(lower))
+        length = kwargs.get("length", args[3] if len(args) > 3 else None)
+        if length is not None:
+            return int(length)
+        xs = kwargs.get("xs", args[2] if len(args) > 2 else None)
+        leaves = jax.tree_util.tree_leaves(xs)
+        return int(leaves[0].shape[0]) if leaves else None
+    except Exception:  # noqa: BLE001 - bounds we cannot read: not recorded
+        return None
+
+
+def watch_loops(state: dict, path: str, lines: set) -> None:
+    """JAX105: record the program's own fori_loop / scan calls whose body holds a flagged
+    line, with the iterations asked for and the runs of that line during the call (counted by
+    the import's line watch, so only while the program's own import runs: a recipe's call is
+    never recorded). A body traced once runs its Python code once for all the iterations."""
+    real = os.path.realpath(path)
+    loops = state.setdefault("iter_loops", [])
+
+    def wrap(name, original):
+        @functools.wraps(original)
+        def call(*args, **kwargs):
+            watch = state.get("live_watch")
+            tracing = getattr(sys.gettrace(), "__self__", None)
+            body = None
+            if watch is not None and tracing is watch and len(loops) < MAX_RECORDS:
+                funs = [f for f in (*args, *kwargs.values()) if callable(f)]
+                for f in funs:
+                    code = getattr(inspect.unwrap(f), "__code__", None)
+                    if code is None or os.path.realpath(code.co_filename) != real:
+                        continue
+                    inside = {n for _, _, n in code.co_lines() if n is not None}
+                    hit = sorted(inside & lines)
+                    if hit:
+                        body = (code, hit[0])
+                        break
+            if body is None:
+                return original(*args, **kwargs)
+            trips = _trips(name, args, kwargs)
+            before = watch.counts[body]
+            reads = [0]
+            old = sys.getprofile()
+
+            def profile(frame, event, arg):
+                # An item read from an iterator at the flagged line (a C call of next).
+                if event == "c_call" and frame.f_code is body[0] and frame.f_lineno == body[1] \
+                        and getattr(arg, "__name__", "") in ("next", "__next__"):
+                    reads[0] += 1
+
+            sys.setprofile(profile)
+            try:
+                out = original(*args, **kwargs)
+            finally:
+                sys.setprofile(old)
+            if trips is not None:
+                frame, line = sys._getframe(1), 0
+                while frame is not None and not line:
+                    if os.path.realpath(frame.f_code.co_filename) == real:
+                        line = frame.f_lineno
+                    frame = frame.f_back
+                loops.append(Loop(line, name, body[0], body[1], trips, watch.counts[body] - before,
+                                  reads[0]))
+            return out
+
+        return call
+
+    for name in ("fori_loop", "scan"):
+        setattr(jax.lax, name, wrap(name, getattr(jax.lax, name)))
+
+
+@dataclasses.dataclass
 class Gradient:
     """One call of a gradient function the program made (jax.grad, value_and_grad, jacrev...)."""
 
@@ -371,6 +463,9 @@ def install(state: dict, path: str, findings: list[dict]) -> Optional[JitWatch]:
                  for i, f in enumerate(findings) if f.get("code") == "JAX701"}
     if nan_lines:
         watch_gradients(state, path, nan_lines)
+    iterated = {f["line"] for f in findings if (f.get("confirm") or {}).get("kind") == "iterator"}
+    if iterated:
+        watch_loops(state, path, iterated)
     stale = {(f.get("confirm") or {}).get("global_name") for f in findings
              if (f.get("confirm") or {}).get("kind") == "stale-global"} - {None}
     leak = {(f.get("confirm") or {}).get("global_name") for f in findings

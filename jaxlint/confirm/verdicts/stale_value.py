@@ -105,6 +105,9 @@ def confirm_iterator(job: Job) -> Verdict:
     prove nothing by themselves: the iterator moved on, or the draw was new."""
     from jaxlint.confirm.verdicts.jit_watch import program_calls
 
+    loops = [lp for lp in job.state.get("iter_loops") or () if job.line <= lp.flagged <= job.end_line]
+    if loops:
+        return _loop_verdict(job, loops)
     entry = job.entry()
     made = program_calls(job.state, entry.code)
     calls = min(4, made)
@@ -151,6 +154,46 @@ def confirm_iterator(job: Job) -> Verdict:
     return concrete_runs(job, body)
 
 
+
+
+@dataclasses.dataclass
+class LoopEvidence(Evidence):
+    """The program's own lax loop call: the iterations it asked for, and how often the flagged
+    line in its body ran during the call."""
+
+    kind: ClassVar[str] = "traced-once"
+    call_line: int = 0
+    loop: str = ""
+    iterations: int = 0
+    runs: int = 0
+    reads: int = 0
+
+    def text(self) -> str:
+        return (f"the program's lax.{self.loop} at line {self.call_line} asked for "
+                f"{self.iterations} iteration(s); line {self.note} ran {self.runs} time(s) during "
+                f"the call and read {self.reads} item(s) with next")
+
+
+def _loop_verdict(job: Job, loops: list) -> Verdict:
+    """JAX105 in a fori_loop / scan body the program itself ran: a body traced once runs
+    its Python code (the `next`) once, and the compiled loop repeats the items read then for
+    every iteration. Confirmed when the line ran, fewer times than the loop iterated."""
+    for lp in loops:
+        # The line read an item (a call of next there, seen as it ran), and ran fewer times
+        # than the loop iterates: the other iterations reuse it.
+        if lp.reads and 0 < lp.runs < lp.trips:
+            return verdict(CONFIRMED, f"line {lp.flagged} ran {lp.runs} time(s) for {lp.trips} "
+                                      f"iterations of the program's lax.{lp.name}",
+                           LoopEvidence(call_line=lp.line, loop=lp.name, iterations=lp.trips,
+                                        runs=lp.runs, reads=lp.reads, note=str(lp.flagged)))
+    lp = loops[0]
+    why = "the line never ran in it" if not lp.runs else \
+        "it read no item from an iterator (no call of next there)" if not lp.reads else \
+        "every iteration ran the line itself: no item was reused"
+    return verdict(NOT_REPRODUCED, f"the program's lax.{lp.name} ran line {lp.flagged} "
+                                   f"{lp.runs} time(s) for {lp.trips} iteration(s)",
+                   LoopEvidence(call_line=lp.line, loop=lp.name, iterations=lp.trips,
+                                runs=lp.runs, reads=lp.reads, note=f"{lp.flagged} ({why})"))
 
 
 @dataclasses.dataclass
