@@ -810,6 +810,12 @@ class _Evaluator(Flow):
     def attribute(self, node: cst.Attribute) -> Value:
         base = self.expr(node.value)
         attr = node.attr.value
+        getter = self.property_getter(base, attr)
+        if getter is not None:
+            # Reading a property runs its getter on the object, as `obj.getter()` would.
+            self.add_context(getter, node, ((getter.positional[0], base),))
+            if getter.returns is not None and getter.returns.traced:
+                return getter.returns
         if base.shape is Shape.OBJECT and base.entry(attr) is not None:
             return base.entry(attr)  # what `__init__` stored from its argument
         if base.shape is Shape.OBJECT and base.cls is not None and not base.cls.pytree:
@@ -844,6 +850,22 @@ class _Evaluator(Flow):
         if base.static and self.model.qualname(node) is not None:
             return STATIC  # jnp.float32, math.pi, a module attribute
         return STATIC if base.static else UNKNOWN
+
+    def property_getter(self, base: Value, attr: str) -> Optional[FunctionInfo]:
+        """The `@property` getter that reading `attr` of an object of a class of this file
+        runs in a traced function (the object as `self`), or None."""
+        caller = self.func
+        if caller is None or not caller.traced or base.cls is None:
+            return None
+        getter = base.cls.methods.get(attr)
+        if getter is None or getter is caller or not getter.positional \
+                or not isinstance(getter.node, cst.FunctionDef) \
+                or not any(isinstance(d.decorator, cst.Name) and d.decorator.value == "property"
+                           for d in getter.node.decorators):
+            return None
+        if not (base.traced or base.shape is Shape.OBJECT and base.entries):
+            return None
+        return getter
 
     def instance_attribute(self, node: cst.Attribute) -> Optional[Value]:
         """What `self.attr` holds in a method, where every `self.attr = value` of the

@@ -604,6 +604,8 @@ class _KeyFlow(Flow):
             return None
         bindings = model.scope_of(use.call).lookup(use.base) or []
         for b in bindings:
+            if _iterates_mapping_keys(b.node, use.base):
+                continue
             if b.node is loop or loop in set(model.ancestors(b.node)):
                 return None
         return loop
@@ -727,6 +729,29 @@ def _carried_names(model: FileModel, stmts: list, param: str, carry: cst.BaseExp
                  and t.value.value == c.value.value}
         return names, i + 1
     return set(), 0
+
+
+def _iterates_mapping_keys(node: cst.CSTNode, name: str) -> bool:
+    """`for key in batch: batch[key] = ...`: the loop indexes its iterable with each
+    element, so the iterable is a mapping and `key` one of its keys. JAX arrays (PRNG
+    keys included) are unhashable and cannot be dict keys, so this binds no PRNG key; a
+    run that passes the rebound name as a key fails, and every run that does not still
+    holds the key from before."""
+    if not (isinstance(node, cst.For) and isinstance(node.target, cst.Name)
+            and node.target.value == name and isinstance(node.iter, cst.Name)):
+        return False
+    iterable = node.iter.value
+    stack: list = [node.body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Subscript) and isinstance(cur.value, cst.Name) \
+                and cur.value.value == iterable and len(cur.slice) == 1 \
+                and isinstance(cur.slice[0].slice, cst.Index) \
+                and isinstance(cur.slice[0].slice.value, cst.Name) \
+                and cur.slice[0].slice.value.value == name:
+            return True
+        stack.extend(cur.children)
+    return False
 
 
 def _keys_unused(model: FileModel, split: cst.Call) -> bool:

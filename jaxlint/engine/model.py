@@ -369,6 +369,8 @@ class FileModel:
         scope = self.scope_of(cur)
         base = scope.resolve_import(cur.value)
         if base is None:
+            base = self._jax_import_with_fallback(scope, cur.value)
+        if base is None:
             base = self._alias_of(scope, cur.value)
         if base is None:
             return None
@@ -377,6 +379,67 @@ class FileModel:
                 return None
             return base + "." + ".".join(reversed(attrs))
         return base
+
+    def _jax_import_with_fallback(self, scope: Scope, name: str) -> Optional[str]:
+        """`try: import jax.numpy as jnp` / `except ImportError: jnp = np`: with JAX
+        installed (the code is linted as JAX code) the import succeeds and the handler
+        never runs, so `jnp` is jax.numpy. Every other binding must sit in a handler
+        catching ImportError of a `try` whose body makes the JAX import."""
+        bindings = scope.lookup(name)
+        if not bindings:
+            return None
+        imports = [b for b in bindings if b.kind == BindingKind.IMPORT]
+        quals = {b.qualname for b in imports}
+        if len(quals) != 1:
+            return None
+        qual = next(iter(quals))
+        from jaxlint.jax_api import ALIASED_MODULES
+        if qual not in ALIASED_MODULES or not qual.startswith("jax"):
+            return None  # a module every JAX has (not a name some versions removed)
+        import_nodes = {b.node for b in imports}
+        for b in bindings:
+            if b.kind == BindingKind.IMPORT:
+                continue
+            child = b.node
+            for anc in self.ancestors(b.node):
+                if isinstance(anc, cst.Try) and child in anc.handlers:
+                    body = list(self._statements_in(anc.body))
+                    if self._catches_import_error(child.type) \
+                            and any(n in import_nodes for n in body) \
+                            and all(self._imports_only_jax(n) for n in body):
+                        break
+                    return None
+                if isinstance(anc, (cst.FunctionDef, cst.ClassDef)):
+                    return None
+                child = anc
+            else:
+                return None
+        return qual
+
+    def _catches_import_error(self, expr: Optional[cst.BaseExpression]) -> bool:
+        if expr is None:
+            return False  # a bare except also catches errors of the body's other statements
+        if isinstance(expr, cst.Tuple):
+            return any(self._catches_import_error(el.value) for el in expr.elements)
+        return isinstance(expr, cst.Name) and expr.value in ("ImportError", "ModuleNotFoundError") \
+            and self.scope_of(expr).lookup(expr.value) is None
+
+    @staticmethod
+    def _imports_only_jax(node: cst.CSTNode) -> bool:
+        """An import statement in the `try` body imports only from JAX (that succeeds)."""
+        if isinstance(node, cst.Import):
+            return all((dotted_name(a.name) or "").split(".")[0] == "jax" for a in node.names)
+        if isinstance(node, cst.ImportFrom):
+            return node.module is not None and not node.relative \
+                and (dotted_name(node.module) or "").split(".")[0] == "jax"
+        return not isinstance(node, (cst.Try, cst.If, cst.With, cst.For, cst.While))
+
+    @staticmethod
+    def _statements_in(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+        for stmt in getattr(body, "body", ()):
+            yield stmt
+            if isinstance(stmt, cst.SimpleStatementLine):
+                yield from stmt.body
 
     def _alias_of(self, scope: Scope, name: str) -> Optional[str]:
         """`jit = jax.jit`, `jnp = jax.numpy`: a name bound once to a transform or a module

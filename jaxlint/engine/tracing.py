@@ -268,6 +268,8 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
             return None
         info = model.resolve_function(expr)
         if info is None and isinstance(expr, cst.Name):
+            info = _def_under_rewraps(model, expr)
+        if info is None and isinstance(expr, cst.Name):
             from jaxlint.engine.callees import returned_function
 
             info = returned_function(model, expr)  # `f = make_f(...)`: the factory's nested def
@@ -292,6 +294,33 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
         return info, uses, offset, frozenset(bound_names)
     return None
 
+
+
+def _def_under_rewraps(model, name: cst.Name):
+    """`def fn(...)` and `if self.remat: fn = jax.checkpoint(fn)`: every binding of
+    the name reaching a read is the def or a transform of it, so the function that runs
+    (and is traced, by the transform or by whatever the read hands it to) is the def."""
+    from jaxlint.engine.scopes import BindingKind
+
+    bindings = model.scope_of(name).lookup(name.value)
+    if not bindings:
+        return None
+    defs = [b for b in bindings if b.kind == BindingKind.DEF]
+    if len(defs) != 1 or defs[0].function is None or defs[0].function.is_lambda:
+        return None
+    for b in bindings:
+        if b.kind == BindingKind.DEF:
+            continue
+        node = b.node
+        if b.kind != BindingKind.ASSIGN or not isinstance(node, cst.Assign) \
+                or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) \
+                or not isinstance(node.value, cst.Call) \
+                or transform_for(model, model.qualname(node.value.func)) is None:
+            return None
+        target = wrapped_target(node.value)
+        if not (isinstance(target, cst.Name) and target.value == name.value):
+            return None
+    return defs[0].function
 
 
 def wrapped_target(call: cst.Call) -> Optional[cst.BaseExpression]:
