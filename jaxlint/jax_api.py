@@ -8,6 +8,7 @@ tests in tests/test_jax_facts.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -436,6 +437,35 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Library calls whose result, or the element of the tuple they return at the given
+#: index (None: the whole result), holds no arrays, only the structure of what they are
+#: given: nnx's GraphDef, a pytree's treedef. Made twice from objects of the same
+#: structure they compare equal, even when the arrays differ (a model built again draws
+#: new weights), so a trace that baked in the first computes what the second would
+#: (checked under jax 0.10.2, flax 0.12.2: `nnx.split(M(rngs=rngs))[0]` twice is `==`,
+#: and a jitted step closing over the old graphdef matches a fresh trace).
+STRUCTURE_ONLY_RESULTS: dict[str, Optional[int]] = {
+    "flax.nnx.split": 0,
+    "flax.nnx.graphdef": None,
+    "jax.tree_util.tree_structure": None,
+    "jax.tree.structure": None,
+    "jax.tree_util.tree_flatten": 1,
+    "jax.tree.flatten": 1,
+}
+#: Libraries whose functions are pure: the result depends only on the values of the
+#: arguments, and no argument changes. jax.random is one: the same key gives the same
+#: draw (a key is a value, not a generator's state). NumPy's and Python's own
+#: generators (`np.random.rand(3)`, `random.random()`) are not: each call draws anew.
+PURE_LIBRARIES: tuple[str, ...] = ("jax.", "optax.", "math.", "numpy.")
+#: Parts of a dotted name that mark a call whose result differs from run to run with
+#: the same arguments (except under `jax.random`, which is keyed): host generators,
+#: clocks, files, the environment, user input.
+VARYING_CALL_PARTS: frozenset[str] = frozenset(
+    {"random", "time", "datetime", "uuid", "secrets", "os", "sys", "input", "open"})
+#: Builtins whose result depends only on their arguments' values.
+PURE_BUILTINS: frozenset[str] = frozenset({
+    "int", "float", "complex", "bool", "str", "bytes", "tuple", "list", "dict", "set", "frozenset",
+    "range", "len", "abs", "min", "max", "sum", "round", "pow", "divmod", "sorted", "slice"})
 #: Functions that make a key from a seed: the same seed gives the same key.
 KEY_CONSTRUCTORS: frozenset[str] = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 #: Calls whose result is a key, or an array of keys.

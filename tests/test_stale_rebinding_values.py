@@ -60,3 +60,125 @@ def test_a_conditional_rebinding_to_a_new_constant_is_stale():
                 scale = jnp.float32(0.5)
             apply(jnp.ones(2))
         """, no_first_call) == [(9, "JAX103")]
+
+
+# A notebook that runs its setup cell again (B15 #30-36): `graphdef` is nnx's structure
+# of the model, equal when the same class is built again even though the weights are
+# new; `optax.adam(1e-3)` again is the same transformation. Checked under jax 0.10.2 and
+# flax 0.12.2: the old graphdef equals the new one, and the jitted step that kept the old
+# graphdef and optimizer returns what a fresh trace returns.
+NNX_HEAD = """\
+import jax
+import jax.numpy as jnp
+import optax
+from flax import nnx
+
+
+class Model(nnx.Module):
+    def __init__(self, *, rngs):
+        self.linear = nnx.Linear(3, 2, rngs=rngs)
+
+    def __call__(self, x):
+        return self.linear(x)
+
+
+rngs = nnx.Rngs(0)
+model = Model(rngs=rngs)
+graphdef, state = nnx.split(model)
+optimizer = optax.adam(LR0)
+opt_state = optimizer.init(state)
+x = jnp.ones((4, 3))
+
+
+@jax.jit
+def train_step(x, state, opt_state):
+    def loss_fn(state):
+        return jnp.mean(nnx.merge(graphdef, state)(x) ** 2)
+    gs = jax.grad(loss_fn)(state)
+    updates, opt_state = optimizer.update(gs, opt_state)
+    return optax.apply_updates(state, updates), opt_state
+
+
+state, opt_state = train_step(x, state, opt_state)
+"""
+
+
+def _nnx(tail: str, lr0: str = "1e-3") -> list[tuple[int, str, str]]:
+    source = NNX_HEAD.replace("LR0", lr0) + textwrap.dedent(tail)
+    return [(f.line, f.code, f.message.split("`")[1])
+            for f in lint_string(source, path="cell.py", select=["JAX103"])]
+
+
+SETUP_AGAIN = """\
+    model = Model(rngs=rngs)
+    graphdef, state = nnx.split(model)
+    optimizer = optax.adam(1e-3)
+    opt_state = optimizer.init(state)
+    state, opt_state = train_step(x, state, opt_state)
+    """
+
+
+def test_setup_cell_run_again_is_not_stale():
+    assert _nnx(SETUP_AGAIN) == []
+
+
+def test_setup_with_another_constant_is_stale():
+    # adam(1e-4) traced, adam(1e-3) after: a real change of the learning rate.
+    assert _nnx(SETUP_AGAIN, lr0="1e-4") == [(28, "JAX103", "optimizer")]
+
+
+def test_model_changed_in_place_before_the_split_is_stale():
+    # `model.eval()` may change the structure (nnx's deterministic flags are static).
+    assert [name for _, _, name in _nnx(SETUP_AGAIN.replace(
+        "    graphdef, state", "    model.eval()\n    graphdef, state"))] == ["graphdef"]
+
+
+def test_arrays_of_a_model_built_again_are_stale():
+    # `state` itself is new random weights: a jitted function that closes over it keeps the old ones.
+    source = NNX_HEAD.replace("LR0", "1e-3") + textwrap.dedent("""\
+
+        @jax.jit
+        def predict(x):
+            return nnx.merge(graphdef, state)(x)
+
+
+        predict(x)
+        model = Model(rngs=rngs)
+        graphdef, state = nnx.split(model)
+        predict(x)
+        """)
+    found = [f.message.split("`")[1] for f in lint_string(source, path="cell.py", select=["JAX103"])]
+    assert found == ["state"]
+
+
+def test_a_draw_with_the_same_key_is_equal_and_a_host_draw_is_not():
+    head = """\
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+key = jax.random.PRNGKey(0)
+noise = jax.random.normal(key, (2,))
+host = np.random.rand(2)
+
+
+@jax.jit
+def apply(x):
+    return x + noise + host
+
+
+apply(jnp.ones(2))
+"""
+    assert _codes("""\
+        noise = jax.random.normal(key, (2,))
+        apply(jnp.ones(2))
+        """, head) == []
+    assert _codes("""\
+        host = np.random.rand(2)
+        apply(jnp.ones(2))
+        """, head) == [(12, "JAX103")]
+    assert _codes("""\
+        key = jax.random.PRNGKey(1)
+        noise = jax.random.normal(key, (2,))
+        apply(jnp.ones(2))
+        """, head) == [(12, "JAX103")]

@@ -25,7 +25,9 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from jaxlint import jax_api
 from jaxlint.engine.model import FileModel, children
+from jaxlint.engine.scopes import target_names
 from jaxlint.jax_api import TRANSFORMS
 
 CLEAR_CACHE_CALLS = frozenset({"jax.clear_caches"})
@@ -43,8 +45,9 @@ class Event:
     # For a call: the `def` the name resolves to there (None: not known), so two
     # functions of the same name in different scopes stay apart.
     target: Optional[cst.CSTNode] = None
-    # For a write: the source of the value when the expression gives an equal value
-    # each time it runs (`optax.adam(1e-3)`, `2.0`), else None.
+    # For a write: a key for the value when the walk knows it is equal by construction
+    # to any other value of the same key (`optax.adam(1e-3)` again, `2.0`, the
+    # graphdef of `nnx.split(Model(rngs=rngs))` again), else None.
     value: Optional[str] = None
 
 
@@ -101,36 +104,194 @@ def attribute_writes(model: FileModel) -> dict[str, list[cst.CSTNode]]:
     return out
 
 
-# Calls whose result differs from run to run even with the same arguments.
-_VARYING_PARTS = frozenset({"random", "time", "datetime", "uuid", "secrets", "os", "sys", "input", "open"})
+# A value as the walk knows it: a key (two values of one key are equal by construction)
+# and whether the arrays it holds may still differ between two values of that key (a
+# model of this file built again draws new weights); such values are equal only in
+# their structure, which is what `nnx.split(...)[0]` or a treedef keeps.
+_Known = tuple[str, bool]
+_MAX_EXPR_DEPTH = 40
 
 
-def _same_each_run(model: FileModel, value: cst.BaseExpression) -> bool:
-    """An expression of literals and calls of imported functions with such arguments:
-    `optax.adam(1e-3)`, `jnp.float32(2.0)`, `(1, 2)`. Run twice, it gives equal values
-    (a new object, but one a trace would bake in the same way)."""
-    node = value
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
-        return True
-    if isinstance(node, cst.Name):
-        if node.value in ("True", "False", "None"):
-            return True
-        bindings = model.scope_of(node).lookup(node.value)
-        return bool(bindings) and all(b.kind == "import" for b in bindings)
-    if isinstance(node, cst.Attribute):
-        return _same_each_run(model, node.value)
-    if isinstance(node, cst.UnaryOperation):
-        return _same_each_run(model, node.expression)
-    if isinstance(node, cst.BinaryOperation):
-        return _same_each_run(model, node.left) and _same_each_run(model, node.right)
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return all(isinstance(e, cst.Element) and _same_each_run(model, e.value) for e in node.elements)
-    if isinstance(node, cst.Call):
+class _ValueKeys:
+    """What each module-level variable holds as the walk goes: a key built from the
+    expression that bound it, with the names in it replaced by what they held then.
+    The same call with the same constant arguments, of names not changed in between,
+    gives the same key: a notebook cell run again (`optimizer = optax.adam(1e-3)`,
+    `key = jax.random.PRNGKey(0)`, `w = jax.random.normal(key, (3,))`). A call that
+    draws afresh (`np.random.rand(3)`, `time.time()`, `input()`), a method called on an
+    object, or a name the walk cannot follow gives no key: a rebinding to it is a change."""
+
+    def __init__(self, model: FileModel):
+        self.model = model
+        self.known: dict[str, _Known] = {}
+        self.versions: dict[str, int] = {}
+        self.defs: dict[str, int] = {}
+        self._interned: dict[str, str] = {}
+
+    def _intern(self, text: str) -> str:
+        """A short key per distinct text, so keys stay small however deep they nest."""
+        return self._interned.setdefault(text, f"v{len(self._interned)}")
+
+    # ------------------------------------------------------------ state
+    def is_global(self, name: cst.Name) -> bool:
+        bindings = self.model.scope_of(name).lookup(name.value)
+        return bindings is not None and bindings is self.model.module_scope.bindings.get(name.value) \
+            and not any(b.kind in ("def", "class", "import") for b in bindings)
+
+    def assign(self, name: str, known: Optional[_Known]) -> None:
+        if known is None:
+            self.changed(name)
+        else:
+            self.known[name] = known
+
+    def changed(self, name: str) -> None:
+        """Rebound to an unknown value, or changed in place (`obj.a = v`, `obj.m()`)."""
+        self.versions[name] = self.versions.get(name, 0) + 1
+        self.known.pop(name, None)
+
+    def consumed(self, name: str) -> None:
+        """Passed to a call that may draw from it (`Model(rngs=rngs)`): the same
+        object, but what it gives next may differ."""
+        key = self.known.get(name, (f"{name}#{self.versions.get(name, 0)}", False))[0]
+        self.known[name] = (key, True)
+
+    def defined(self, name: str, node: cst.CSTNode) -> None:
+        self.defs[name] = self.model.order.get(node, id(node))
+
+    # ------------------------------------------------------------ expressions
+    def of(self, node: cst.BaseExpression, depth: int = 0) -> Optional[_Known]:
+        if depth > _MAX_EXPR_DEPTH:
+            return None
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return node.value, False
+        if isinstance(node, cst.Name):
+            return self._name(node)
+        if isinstance(node, cst.Attribute):
+            qual = self.model.qualname(node)
+            if qual is not None:
+                return qual, False
+            base = self.of(node.value, depth + 1)
+            return None if base is None else (self._intern(f"{base[0]}.{node.attr.value}"), base[1])
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.of(node.expression, depth + 1)
+            op = type(node.operator).__name__
+            return None if inner is None else (self._intern(f"{op}({inner[0]})"), inner[1])
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.of(node.left, depth + 1), self.of(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            op = type(node.operator).__name__
+            return self._intern(f"{op}({left[0]},{right[0]})"), left[1] or right[1]
+        if isinstance(node, (cst.Tuple, cst.List)):
+            parts = [self.of(e.value, depth + 1) if isinstance(e, cst.Element) else None
+                     for e in node.elements]
+            if any(p is None for p in parts):
+                return None
+            kind = "t" if isinstance(node, cst.Tuple) else "l"
+            return self._intern(f"{kind}({','.join(p[0] for p in parts)})"), any(p[1] for p in parts)
+        if isinstance(node, cst.Call):
+            return self.call(node, depth)[0]
+        if isinstance(node, cst.Subscript):
+            index = _literal_index(node)
+            return None if index is None else self.element(node.value, index, depth + 1)
+        return None
+
+    def element(self, value: cst.BaseExpression, index, depth: int = 0) -> Optional[_Known]:
+        """`value[index]`, or the `index`-th name of `a, b = value`: a structure-only part
+        of a library result (`nnx.split(model)[0]`) is equal whenever the structure is."""
+        qual = None
+        if isinstance(value, cst.Call):
+            known, qual = self.call(value, depth)
+        else:
+            known = self.of(value, depth)
+        if known is None:
+            return None
+        structure = qual in jax_api.STRUCTURE_ONLY_RESULTS and jax_api.STRUCTURE_ONLY_RESULTS[qual] == index
+        return self._intern(f"{known[0]}[{index!r}]"), known[1] and not structure
+
+    def call(self, node: cst.Call, depth: int = 0) -> tuple[Optional[_Known], Optional[str]]:
+        """The key of a call's result, and the callee's dotted name where imported."""
+        model = self.model
+        if any(a.star for a in node.args):
+            return None, None
+        args = [self.of(a.value, depth + 1) for a in node.args]
+        if any(a is None for a in args):
+            return None, None
+        text = ",".join((a.keyword.value + "=" if a.keyword is not None else "") + k[0]
+                        for a, k in zip(node.args, args))
+        draws = any(k[1] for k in args)
         qual = model.qualname(node.func)
-        return qual is not None and not _VARYING_PARTS & set(qual.split(".")) \
-            and _same_each_run(model, node.func) \
-            and all(not a.star and _same_each_run(model, a.value) for a in node.args)
-    return False
+        if qual is not None:
+            kind = call_kind(qual)
+            if kind == "varying":
+                return None, qual
+            if kind == "other" and any(self._mentions_global(a.value) for a in node.args):
+                draws = True  # `nnx.Linear(2, 3, rngs=rngs)`: may draw from the object
+            if jax_api.STRUCTURE_ONLY_RESULTS.get(qual, -1) is None:
+                draws = False
+            return (self._intern(f"{qual}({text})"), draws), qual
+        if isinstance(node.func, cst.Name):
+            bindings = model.scope_of(node.func).lookup(node.func.value)
+            if bindings is not None and bindings is model.module_scope.bindings.get(node.func.value) \
+                    and any(b.kind in ("def", "class") for b in bindings):
+                # A function or class of this file: the same structure from the same
+                # arguments, but its code may draw (a model's random init).
+                func = self._name(node.func)
+                return (self._intern(f"{func[0]}({text})"), True), None
+        return None, None
+
+    def _name(self, node: cst.Name) -> Optional[_Known]:
+        model = self.model
+        if node.value in ("True", "False", "None"):
+            return node.value, False
+        bindings = model.scope_of(node).lookup(node.value)
+        if bindings is None:
+            qual = model.qualname(node)  # a builtin
+            return None if qual is None else (qual, False)
+        if bindings is not model.module_scope.bindings.get(node.value):
+            return None  # a local variable or parameter: not followed
+        if all(b.kind == "import" for b in bindings):
+            return model.qualname(node) or node.value, False
+        if any(b.kind in ("def", "class") for b in bindings):
+            return f"{node.value}@{self.defs.get(node.value, 0)}", False
+        # A variable not rebound since: the same object (changes in place bump its version).
+        return self.known.get(node.value, (f"{node.value}#{self.versions.get(node.value, 0)}", False))
+
+    def _mentions_global(self, node: cst.BaseExpression) -> bool:
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, cst.Name) and self.is_global(cur):
+                return True
+            stack.extend(children(cur))
+        return False
+
+
+def call_kind(qual: str) -> str:
+    """"pure" (a library function of its arguments' values), "varying" (a fresh result
+    each call: a host generator, a clock, input), or "other" (a library call that may
+    keep or draw from what it is given)."""
+    parts = qual.split(".")
+    if qual.startswith("builtins."):
+        return "pure" if parts[-1] in jax_api.PURE_BUILTINS else "varying"
+    if not qual.startswith("jax.random.") and (
+            jax_api.VARYING_CALL_PARTS & set(parts) or parts[-1].startswith("rand")):
+        return "varying"
+    return "pure" if qual.startswith(jax_api.PURE_LIBRARIES) else "other"
+
+
+def _literal_index(node: cst.Subscript):
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    if isinstance(value, cst.Integer):
+        return int(value.value, 0)
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) \
+            and isinstance(value.expression, cst.Integer):
+        return -int(value.expression.value, 0)
+    if isinstance(value, cst.SimpleString):
+        return value.value
+    return None
 
 
 def _module_functions(model: FileModel):
@@ -157,6 +318,7 @@ class _Walker:
         self.entered: set[cst.CSTNode] = set()
         self._stack: list[cst.CSTNode] = []
         self._selves: list = []  # per entered function: (its `self` parameter, the object) or None
+        self.keys = _ValueKeys(model)
 
     def emit(self, kind: str, name: str, node: cst.CSTNode, target: Optional[cst.CSTNode] = None,
              value: Optional[str] = None) -> None:
@@ -186,9 +348,11 @@ class _Walker:
         elif isinstance(stmt, cst.FunctionDef):
             for dec in stmt.decorators:
                 self.expr(dec.decorator, depth)
+            self._defined(stmt)
             self._fresh(stmt.name.value, stmt)
         elif isinstance(stmt, cst.ClassDef):
             self._body(stmt.body, depth)
+            self._defined(stmt)
         elif isinstance(stmt, cst.If):
             self.expr(stmt.test, depth)
             self._body(stmt.body, depth)
@@ -201,7 +365,7 @@ class _Walker:
             for _ in range(2):  # two rounds: what runs between them is what goes stale
                 if isinstance(stmt, cst.For):
                     self.expr(stmt.iter, depth)
-                    self._write(stmt, stmt.target)
+                    self._write(stmt, [stmt.target])
                 else:
                     self.expr(stmt.test, depth)
                 self._body(stmt.body, depth)
@@ -224,13 +388,19 @@ class _Walker:
             for case in stmt.cases:
                 self._body(case.body, depth)
 
+    def _defined(self, stmt) -> None:
+        name = stmt.name.value
+        if any(b.node is stmt for b in self.model.module_scope.bindings.get(name, ())):
+            self.keys.defined(name, stmt)
+
     def small(self, small: cst.CSTNode, depth: int) -> None:
         if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            values = self._values(small, targets)  # what the names held before the value runs
             if small.value is not None:
                 self.expr(small.value, depth)  # the value runs before the store
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            self._write(small, targets, values)
             for target in targets:
-                self._write(small, target)
                 if isinstance(target, cst.Name) and target.value in self.watched \
                         and not self._same_function_rewrapped(small.value):
                     self._fresh(target.value, small)
@@ -238,21 +408,64 @@ class _Walker:
         for child in children(small):
             self.expr(child, depth)
 
-    def _write(self, stmt: cst.CSTNode, target: cst.CSTNode) -> None:
-        value = None
-        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and not self._conditional(stmt) \
-                and _same_each_run(self.model, stmt.value):
-            value = self.model.module.code_for_node(stmt.value)
+    def _values(self, stmt: cst.CSTNode, targets: list) -> dict[str, _Known]:
+        """The key of the value each target of an assignment gets, where known: a name,
+        an element of a tuple unpacked (`graphdef, state = nnx.split(model)`), or an
+        attribute of a module-level object."""
+        if not isinstance(stmt, (cst.Assign, cst.AnnAssign)) or stmt.value is None or self._conditional(stmt):
+            return {}
+        out: dict[str, _Known] = {}
+        for target in targets:
+            if isinstance(target, cst.Name):
+                known = self.keys.of(stmt.value)
+                if known is not None:
+                    out[target.value] = known
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                elements = target.elements
+                if any(not isinstance(e.value, cst.Name) or isinstance(e, cst.StarredElement) for e in elements):
+                    continue
+                for i, e in enumerate(elements):
+                    known = self.keys.element(stmt.value, i)
+                    if known is not None:
+                        out[e.value.value] = known
+            elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                known = self.keys.of(stmt.value)
+                if known is not None:
+                    out[f"{self._object_name(target.value)}.{target.attr.value}"] = known
+        return out
+
+    def _write(self, stmt: cst.CSTNode, targets: list, values: Optional[dict[str, _Known]] = None) -> None:
+        values = values or {}
+
+        def settled(name: str) -> Optional[str]:
+            # Only a value equal in every part (its arrays too) is the same value.
+            known = values.get(name)
+            return known[0] if known is not None and not known[1] else None
+
         for name in self.writes.get(id(stmt), ()):
-            self.emit("write", name, stmt, value=value)
+            self.emit("write", name, stmt, value=settled(name))
         for name in self.initial.get(id(stmt), ()):
-            self.emit("bind", name, stmt, value=value)
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-            # `self.fn = fn` in a setter the walk entered through `model.assign_fn(...)`
-            # writes `model.fn`.
-            obj = self._object_name(target.value)
-            if obj != target.value.value:
-                self.emit("write", f"{obj}.{target.attr.value}", stmt)
+            self.emit("bind", name, stmt, value=settled(name))
+        for target in targets:
+            for name in target_names(target):
+                if self.keys.is_global(name):
+                    self.keys.assign(name.value, values.get(name.value))
+            if isinstance(target, (cst.Attribute, cst.Subscript)):
+                self._changed_in_place(target)
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                # `self.fn = fn` in a setter the walk entered through `model.assign_fn(...)`
+                # writes `model.fn`.
+                obj = self._object_name(target.value)
+                if obj != target.value.value:
+                    self.emit("write", f"{obj}.{target.attr.value}", stmt)
+
+    def _changed_in_place(self, node: cst.BaseExpression) -> None:
+        """`obj.a = v`, `obj[i] = v`, `obj.method()`, `obj()`: a module-level object
+        changed in place, so what is made from it after may differ."""
+        while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+            node = node.value if not isinstance(node, cst.Call) else node.func
+        if isinstance(node, cst.Name) and self.keys.is_global(node):
+            self.keys.changed(node.value)
 
     def _conditional(self, stmt: cst.CSTNode) -> bool:
         """A statement under an `if`, `try` or `while`: the walk runs both branches one
@@ -304,6 +517,7 @@ class _Walker:
             if q in CLEAR_CACHE_CALLS:
                 self.emit("clear", q, call)
                 continue
+            self._state_effects(call, q)
             if isinstance(call.func, cst.Name):
                 info = model.resolve_function(call.func)
             else:
@@ -319,6 +533,18 @@ class _Walker:
                         and isinstance(call.func.value, cst.Name):
                     obj = self._object_name(call.func.value)
                 self.function(info, depth + 1, obj)
+
+    def _state_effects(self, call: cst.Call, qual: Optional[str]) -> None:
+        """A method called on a module-level object (`model.eval()`, `rngs()`) may change
+        it; a library call that is not pure (`nnx.Linear(2, 3, rngs=rngs)`), or a call of
+        this file's code, may draw from the objects it is given."""
+        if qual is None:
+            self._changed_in_place(call.func)
+        if qual is not None and call_kind(qual) == "pure":
+            return
+        for arg in call.args:
+            if isinstance(arg.value, cst.Name) and self.keys.is_global(arg.value):
+                self.keys.consumed(arg.value.value)
 
     def _runs(self, name: cst.CSTNode) -> bool:
         """A call of the name, or the name passed to a call that may run it (a callback);
