@@ -68,8 +68,12 @@ CONFIRMED_FINE: dict = {
     ("JAX402", 9, 7): "one jit per test case (three cases), as ('JAX402', 8, 7) before a block was added above it",
     ("JAX502", 2, 7): "a permutation that shares its key across the leaves of one batch on purpose: the "
                       "repeat is real and meant (the leaves stay aligned)",
+    ("JAX502", 2, 9): "the same permutation, at the tree_map that applies it per leaf (as ('JAX502', 2, 7))",
+    ("JAX502", 2, 12): "the same permutation, at the call that shuffles the batch (as ('JAX502', 2, 7))",
     ("JAX502", 12, 10): "a test's inputs drawn from one key per variant, compared across the variants on "
                         "purpose: ('JAX502', 10, 10) before two blocks were added above it",
+    ("JAX601", 7, 25): "a second first call timed for its compile: the encoder's result is in flight when "
+                       "the clock stops (observed), but its compile, inside the region, is most of the time (the run took 1.6 ms more)",
     ("JAX601", 17, 33): "the last round's e_step call is in flight when the clock stops (observed); the fit "
                         "waited for every round before it, so one call is a small part of the time measured",
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
