@@ -62,6 +62,22 @@ def test_a_conditional_rebinding_to_a_new_constant_is_stale():
         """, no_first_call) == [(9, "JAX103")]
 
 
+def test_equal_rebinding_under_the_main_guard_is_not_stale():
+    # B16 #1-3: a script's program sits in `if __name__ == "__main__":`, which runs
+    # once, in order, like module-level code: the same call with the same constant there
+    # is no change either; another constant still is.
+    body = HEAD.replace("scale = jnp.float32(2.0)\n", "").replace("apply(jnp.ones(2))\n", "")
+    main = """\
+        if __name__ == "__main__":
+            scale = jnp.float32(2.0)
+            apply(jnp.ones(2))
+            scale = jnp.float32(VALUE)
+            apply(jnp.ones(2))
+        """
+    assert _codes(main.replace("VALUE", "2.0"), body) == []
+    assert _codes(main.replace("VALUE", "3.0"), body) == [(8, "JAX103")]
+
+
 # A notebook that runs its setup cell again (B15 #30-36): `graphdef` is nnx's structure
 # of the model, equal when the same class is built again even though the weights are
 # new; `optax.adam(1e-3)` again is the same transformation. Checked under jax 0.10.2 and

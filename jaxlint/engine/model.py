@@ -529,14 +529,34 @@ class FileModel:
         return any(anc is outer for anc in self.ancestors(node))
 
     def straight_line(self, stmt: cst.CSTNode) -> bool:
-        """Whether `stmt` runs whenever its function (or module) body does, once."""
+        """Whether `stmt` runs whenever its function (or module) body does, once. The body
+        of `if __name__ == "__main__":` counts as the module's own: it is the program a
+        script runs, in order, once."""
+        child = stmt
         for anc in self.ancestors(stmt):
             if isinstance(anc, (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return True
+            if isinstance(anc, cst.If) and child is anc.body and self.main_guard(anc):
+                child = anc
+                continue
             if isinstance(anc, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match,
                                 cst.Else, cst.ExceptHandler, cst.Finally)):
                 return False
+            child = anc
         return True
+
+    def main_guard(self, node: cst.CSTNode) -> bool:
+        """`if __name__ == "__main__":` at module level (either operand order)."""
+        if not isinstance(node, cst.If) or not isinstance(self.parent(node), cst.Module):
+            return False
+        test = node.test
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
+                or not isinstance(test.comparisons[0].operator, cst.Equal):
+            return False
+        sides = (test.left, test.comparisons[0].comparator)
+        names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+        strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
+        return len(names) == 1 and len(strings) == 1
 
     def returned_expressions(self, info: FunctionInfo, position: Optional[int] = None
                              ) -> Optional[list[cst.BaseExpression]]:
