@@ -15,7 +15,9 @@ Two consumers of one key are reported only where their numbers meet: where value
 derived from both reach one statement (an expression, a call, a `return`, a
 container). Draws from one fixed key in separate notebook cells whose results are
 never combined are separate demos, and a draw whose numbers are read only for their
-shape is never used; neither makes correlated numbers meet. `_Meetings` follows the
+shape is never used (nor one passed only to a helper that reads its shape, or to a call a
+test expects to raise, or compared only with the same call run again); none makes
+correlated numbers meet. `_Meetings` follows the
 values, per body, with the same walker. A comment at the second use that says the
 repeat is meant (`# same key: identical init`) silences a repeat of the same draw (the same
 call with the same arguments) too; two different draws from one key stay reported.
@@ -1303,8 +1305,10 @@ def _static_parameters(model: FileModel, helper: FunctionInfo) -> frozenset:
     for node in walk(helper.node.body):
         if isinstance(node, cst.Name) and node.value in mentions:
             mentions[node.value].append(node)
+    # A parameter never mentioned says nothing: a stub to fill in (`def train_step(w, x):
+    # pass` in an exercise) is no function that ignores its input.
     found = frozenset(p for p, names in mentions.items()
-                      if all(_read_for_what_it_is(model, helper, n) for n in names))
+                      if names and all(_read_for_what_it_is(model, helper, n) for n in names))
     cache[helper] = found
     return found
 
