@@ -687,3 +687,81 @@ def test_test_checks_that_read_no_numbers(lint):
             assert loss < loss1
     """
     assert [f for f in findings(lint, code) if f[1] == "JAX501"] == [(16, "JAX501")]
+
+
+def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
+    # Draws from one key that meet only in what a shape-only helper reads, in a call the
+    # test expects to raise, or in a check that compares one call run twice: no number of
+    # theirs decides a check. A helper reading the numbers (isfinite), a comparison with
+    # another computation, a stub that says nothing, or a second run on changed inputs does.
+    code = """
+        import jax
+        import jax.numpy as jnp
+        import pytest
+        from model import attend, attend_ref
+
+        def check_shape(x, expected, label="out"):
+            assert x.shape == expected, f"{label}: {x.shape}"
+
+        def check_finite(x):
+            assert jnp.all(jnp.isfinite(x))
+
+        def stub(x):
+            pass
+
+        def test_static():
+            key = jax.random.key(0)
+            x = jax.random.normal(key, (4, 8))
+            ctx = jax.random.normal(key, (6, 8))
+            out = attend(x, ctx)
+            check_shape(out, (4, 8))
+            out1 = attend(x, ctx)
+            out2 = attend(x, ctx)
+            assert jnp.allclose(out1, out2)
+            with pytest.raises(ValueError):
+                attend(x, [ctx])
+
+        def test_finite():
+            key = jax.random.key(0)
+            x = jax.random.normal(key, (4, 8))
+            ctx = jax.random.normal(key, (6, 8))
+            check_finite(attend(x, ctx))
+
+        def test_reference():
+            key = jax.random.key(0)
+            x = jax.random.normal(key, (4, 8))
+            ctx = jax.random.normal(key, (6, 8))
+            out1 = attend(x, ctx)
+            out2 = attend_ref(x, ctx)
+            assert jnp.allclose(out1, out2)
+
+        def test_stub():
+            key = jax.random.key(0)
+            x = jax.random.normal(key, (4, 8))
+            ctx = jax.random.normal(key, (6, 8))
+            stub(attend(x, ctx))
+
+        def test_changed_input():
+            key = jax.random.key(0)
+            x = jax.random.normal(key, (4, 8))
+            ctx = jax.random.normal(key, (6, 8))
+            out1 = attend(x, ctx)
+            x = x + 1
+            out2 = attend(x, ctx)
+            assert jnp.allclose(out1, out2)
+    """
+    assert findings(lint, code) == [(31, "JAX501"), (37, "JAX501"), (45, "JAX501"), (51, "JAX501")]
+
+
+def test_a_comment_at_the_first_of_a_repeated_draw_says_it_is_meant(lint):
+    code = """
+        import jax
+        key = jax.random.key(0)
+        # Reusing the same key gives the same numbers
+        a = jax.random.normal(key, (3,))
+        b = jax.random.normal(key, (3,))
+        print(jax.numpy.allclose(a, b))
+        c = jax.random.uniform(key, (3,))
+        print(a + c)
+    """
+    assert findings(lint, code) == [(8, "JAX501")]

@@ -15,7 +15,9 @@ Two consumers of one key are reported only where their numbers meet: where value
 derived from both reach one statement (an expression, a call, a `return`, a
 container). Draws from one fixed key in separate notebook cells whose results are
 never combined are separate demos, and a draw whose numbers are read only for their
-shape is never used; neither makes correlated numbers meet. `_Meetings` follows the
+shape is never used (nor one passed only to a helper that reads its shape, or to a call a
+test expects to raise, or compared only with the same call run again); none makes
+correlated numbers meet. `_Meetings` follows the
 values, per body, with the same walker. A comment at the second use that says the
 repeat is meant (`# same key: identical init`) silences a repeat of the same draw (the same
 call with the same arguments) too; two different draws from one key stay reported.
@@ -270,8 +272,7 @@ class _KeyFlow(Flow):
         helper = called_function(model, call) if consumers else None
         if helper is None or helper not in consumers or _through_partial(model, call.func):
             return
-        shift = 1 if helper.is_method and not _is_staticmethod(helper) and (
-            isinstance(_unwrapped(call.func), cst.Attribute) or helper.name == "__call__") else 0
+        shift = _receiver_shift(helper, call)
         for param, sub, kind in consumers[helper]:
             arg = argument_for(call, helper, param, shift)
             if sub is not None:
@@ -515,7 +516,9 @@ class _KeyFlow(Flow):
         for previous in reversed(earlier):
             if _aligned_pair(self.model, previous, use):
                 continue
-            if deliberate and _same_draw(self.model, previous, use):
+            # A comment at either draw of a repeated one (`# the same key gives the same
+            # numbers` above the first) says the repeat is what the code shows.
+            if _same_draw(self.model, previous, use) and (deliberate or _says_deliberate(self.model, previous)):
                 continue
             # `eval_labels = uniform(key, s)` after `train_labels = uniform(key, s)`: a copy
             # of the earlier draw's numbers kept beside them under another name, whose tie
@@ -1030,7 +1033,16 @@ class _Meetings(Flow):
         if isinstance(small, cst.Assert) and _structure_only(self.model, small.test):
             self._glimpse(small.test, state)  # `assert "loss" in metrics`: no numbers read
             return state
+        if self.model.expects_error(small):
+            # `with pytest.raises(ValueError): dec.apply(v, x, ctxs)`: the call is checked to
+            # raise, and JAX raises on shapes, dtypes and structure (a traced value cannot be
+            # branched on), so it gives no value and its error does not depend on the numbers.
+            self._glimpse(small, state)
+            return state
         checked = _checked_parts(small)
+        if checked is not None and _compares_a_repeat(self.model, checked):
+            self._glimpse(small, state)  # `assert allclose(out1, out2)`, one call run twice
+            return state
         if checked is not None:
             # A check compares its operands (`assert a == b`, `assert_allclose(a, b)`):
             # only what each operand computes is a meeting.
@@ -1195,6 +1207,9 @@ class _Meetings(Flow):
         helper = self.model.resolve_function(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if helper is not None and _returns_a_duration(self.model, helper):
             return [func]  # `measure_time(f, x)`: the seconds a call took
+        looked_at = _static_arguments(self.model, call)
+        if looked_at:  # `check_shape(out, (2, 3))`: a helper that reads only `out.shape`
+            args = [a for a in args if all(a is not s for s in looked_at)]
         if isinstance(func, cst.Attribute):
             if func.attr.value in ABSTRACT_METHODS:
                 return [func]
@@ -1243,6 +1258,80 @@ def _runs_at_least_once(model: FileModel, loop: cst.CSTNode) -> bool:
         return False
     bounds = [int(a.value.evaluated_value) for a in args]
     return bounds[-1] > (bounds[0] if len(bounds) == 2 else 0)
+
+
+def _static_arguments(model: FileModel, call: cst.Call) -> list:
+    """The arguments of a call of a function of this file that it reads only for what
+    their values are (`_static_parameters`), never for their numbers."""
+    if not isinstance(call.func, (cst.Name, cst.Attribute)):
+        return []  # `jax.grad(check)(x)`: a transform reads what the function does with it
+    helper = called_function(model, call)
+    if helper is None:
+        return []
+    static = _static_parameters(model, helper)
+    if not static:
+        return []
+    shift = _receiver_shift(helper, call)
+    return [a for a in (argument_for(call, helper, p, shift) for p in sorted(static)) if a is not None]
+
+
+def _receiver_shift(helper: FunctionInfo, call: cst.Call) -> int:
+    """1 where a method's first parameter is the object it is called on (`obj.m(x)`)."""
+    return 1 if helper.is_method and not _is_staticmethod(helper) and (
+        isinstance(_unwrapped(call.func), cst.Attribute) or helper.name == "__call__") else 0
+
+
+_STATIC_PARAMETERS: "weakref.WeakKeyDictionary[FileModel, dict]" = weakref.WeakKeyDictionary()
+
+
+def _static_parameters(model: FileModel, helper: FunctionInfo) -> frozenset:
+    """The parameters a function of this file reads only for what their values are, never
+    for their numbers: its shape, dtype or size (static in JAX: known at trace time, the
+    same whatever the numbers), its type, whether it is None (`def check_shape(x, expected):
+    assert x.shape == expected`), or passed on only to such a parameter of another. Two
+    draws that meet only in such a call never meet in numbers. A parameter the function
+    rebinds, or reads in any other way (`jnp.isfinite(x)`, `print(x)`), reads numbers."""
+    cache = _STATIC_PARAMETERS.setdefault(model, {})
+    if helper in cache:
+        return cache[helper]
+    cache[helper] = frozenset()  # a function passing its parameter to itself reads nothing more
+    if helper.is_lambda:
+        return cache[helper]
+    params = [p for p in helper.positional + helper.kwonly
+              if all(b.kind == "param" for b in helper.scope.bindings.get(p, []))]
+    if helper.is_method and not _is_staticmethod(helper) and helper.positional:
+        params = [p for p in params if p != helper.positional[0]]
+    mentions: dict = {p: [] for p in params}
+    for node in walk(helper.node.body):
+        if isinstance(node, cst.Name) and node.value in mentions:
+            mentions[node.value].append(node)
+    # A parameter never mentioned says nothing: a stub to fill in (`def train_step(w, x):
+    # pass` in an exercise) is no function that ignores its input.
+    found = frozenset(p for p, names in mentions.items()
+                      if names and all(_read_for_what_it_is(model, helper, n) for n in names))
+    cache[helper] = found
+    return found
+
+
+def _read_for_what_it_is(model: FileModel, helper: FunctionInfo, name: cst.Name) -> bool:
+    """`name`, a parameter of `helper`, is read here for a static fact only (`x.shape`,
+    `isinstance(x, ...)`, `x is None`, or another function's static parameter); a nested
+    function's own variable of that name is not the parameter."""
+    if model.scope_of(name).lookup(name.value) is not helper.scope.bindings.get(name.value):
+        return True
+    parent = model.parent(name)
+    if isinstance(parent, cst.Attribute) and parent.value is name:
+        return parent.attr.value in STATIC_ATTRIBUTES
+    if isinstance(parent, cst.ComparisonTarget):
+        parent = model.parent(parent)
+    if isinstance(parent, cst.Comparison):
+        return _structure_only(model, parent)
+    call = model.parent(parent) if isinstance(parent, cst.Arg) else None
+    if not isinstance(call, cst.Call) or call.func is name:
+        return False
+    if model.qualname(call.func) in STRUCTURE_ONLY_CALLS | SHAPE_ONLY_CALLS:
+        return True
+    return any(arg is name for arg in _static_arguments(model, call))
 
 
 def _shapes_of_parameters(model: FileModel, lam: cst.Lambda) -> bool:
@@ -1502,6 +1591,38 @@ def _checked_parts(small: cst.CSTNode) -> Optional[list]:
         if isinstance(name, str) and name.lower().lstrip("_").startswith("assert"):
             return [a.value for a in small.value.args]
     return None
+
+
+def _compares_a_repeat(model: FileModel, parts: list) -> bool:
+    """`out1 = f(v, x); out2 = f(v, x)`, then `assert allclose(out1, out2)`: both operands
+    are the same call written twice on consecutive lines, on the same inputs. The check asks
+    whether the computation is deterministic, and a JAX function gives equal results on
+    equal inputs whatever numbers they hold, so it reads nothing of them."""
+    if len(parts) == 1 and isinstance(parts[0], cst.Call):
+        parts = _operands(parts[0])  # `self.assertTrue(jnp.allclose(out1, out2))`
+    if len(parts) < 2 or not all(isinstance(p, cst.Name) for p in parts[:2]):
+        return False
+    assigns = []
+    for name in parts[:2]:
+        found = model.binding_in_effect(name)
+        if found is None or not isinstance(found.node, cst.Assign) \
+                or not isinstance(found.node.value, cst.Call):
+            return False
+        assigns.append(found.node)
+    first, second = assigns
+    code = model.module.code_for_node
+    if first is second or code(first.value) != code(second.value):
+        return False
+    lines = [model.parent(a) for a in assigns]
+    block = model.parent(lines[0])
+    if block is not model.parent(lines[1]) or any(len(line.body) != 1 for line in lines):
+        return False
+    stmts = list(block.body)
+    if abs(stmts.index(lines[0]) - stmts.index(lines[1])) != 1:
+        return False
+    # `h = step(h); h2 = step(h)` reads what the first one bound: another input.
+    bound = {n.value for a in assigns for t in a.targets for n in target_names(t.target)}
+    return not (_free_names(first.value) & bound)
 
 
 def _structure_only(model: FileModel, test: cst.BaseExpression) -> bool:
