@@ -72,8 +72,6 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 2, 12): "the same permutation, at the call that shuffles the batch (as ('JAX502', 2, 7))",
     ("JAX502", 12, 10): "a test's inputs drawn from one key per variant, compared across the variants on "
                         "purpose: ('JAX502', 10, 10) before two blocks were added above it",
-    ("JAX601", 7, 25): "a second first call timed for its compile: the encoder's result is in flight when "
-                       "the clock stops (observed), but its compile, inside the region, is most of the time (the run took 1.6 ms more)",
     ("JAX601", 17, 33): "the last round's e_step call is in flight when the clock stops (observed); the fit "
                         "waited for every round before it, so one call is a small part of the time measured",
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
@@ -88,7 +86,7 @@ CONFIRMED_FINE: dict = {
     ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: on a loaded "
                        "machine the clock can stop before the tiny run ends, and the recipe sees a pending result",
     ("JAX601", 7, 25): "the encoder's first call, `jax.jit(encoder)(...)`: compiling holds the clock, but at "
-                       "load 11 on 2 cores the run (97 us) was still in flight when it stopped (prec16, observed; "
+                       "load 11 on 2 cores the run (97 us; 1.6 ms in the lead's run) was still in flight when it stopped (observed; "
                        "as ('JAX601', 6, 16), a loaded machine's result)",
     ("JAX402", 8, 7): "one jit per test case (three cases): it compiles again per case, a cost bounded by the cases",
 }
