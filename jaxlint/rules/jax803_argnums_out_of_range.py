@@ -96,8 +96,8 @@ class ArgnumsOutOfRange(Rule):
                 if any(a.star == "*" for a in args):
                     continue  # `*args` may pass any number
                 passed = sum(1 for a in args if a.keyword is None and not a.star)
-                if passed >= need:
-                    continue
+                if passed >= need or not args:
+                    continue  # no argument at all: a stub, short of more than argnums
                 spelled = f"`{self.source(app.node)}`"
                 if app.decorator:
                     spelled = f"`{app.info.name}` ({spelled})"
