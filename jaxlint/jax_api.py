@@ -1016,6 +1016,14 @@ DIFFERENTIATING: dict[str, Differentiation] = {
                                                      returns_value=True),
 }
 
+#: Differentiating transforms whose `argnums` (0 when not given) index the positional
+#: arguments of each call (checked, jax 0.10.2): a call passing fewer, every argument by
+#: keyword included (`jax.grad(f)(x=1.0)`), raises `argnums_error` (grad and value_and_grad:
+#: TypeError "requires at least 1 positional arguments to be passed by the caller"; the jac*
+#: and hessian: ValueError "Positional argument indices ...").
+ARGNUMS_OF_CALL_POSITIONALS: frozenset[str] = frozenset({
+    "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacobian", "jax.jacfwd", "jax.hessian"})
+
 #: vmap's options, checked against the call (jax 0.10.2): `in_axes` given as a
 #: tuple or list must have one entry per positional argument the call passes
 #: (ValueError "vmap in_axes must be an int, None, or a tuple of entries

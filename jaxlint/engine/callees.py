@@ -482,9 +482,6 @@ def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[Functio
     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
             or not isinstance(assign.value, cst.Call):
         return None
-    factory = function_of_callable(model, assign.value.func, depth + 1)
-    if factory is None or factory.is_lambda:
-        return None
     target = assign.targets[0].target
     position = None
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -495,6 +492,17 @@ def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[Functio
         if position is None:
             return None
     elif not isinstance(target, cst.Name):
+        return None
+    return factory_result(model, assign.value, position, depth)
+
+
+def factory_result(model, call: cst.Call, position: Optional[int] = None,
+                   depth: int = 0) -> Optional[FunctionInfo]:
+    """The nested def that `call`, a call of a factory of this file (a function or a
+    method), returns: `make_step(0.1)` for `def make_step(lr): def step(...): ...;
+    return step` (the item at `position` of a returned tuple when given)."""
+    factory = function_of_callable(model, call.func, depth + 1)
+    if factory is None or factory.is_lambda:
         return None
     found = []
     for ret in returns_of(model, factory):

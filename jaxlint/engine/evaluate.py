@@ -227,6 +227,7 @@ class _Evaluator(Flow):
             env[p] = self.from_sites(info, p, seen.get(p, UNKNOWN))
             if not info.traced and p != self_name:
                 env[p] = self.object_from_sites(info, p, env[p])
+                env[p] = self.host_data_from_sites(info, p, env[p])
         if not info.traced:
             for p, ann in info.annotations.items():
                 if is_array_annotation(self.model, ann):
@@ -312,6 +313,21 @@ class _Evaluator(Flow):
             return make(Kind.UNKNOWN, Shape.CONTAINER, entries=((EVERY_ITEM, member),))
         return make(Kind.UNKNOWN, Shape.OBJECT, cls=klass)
 
+    def host_data_from_sites(self, info: FunctionInfo, p: str, v: Value) -> Value:
+        """A parameter of a function run outside any trace that every call in this file
+        passes a Python list or tuple (of the same length), or every call a NumPy array:
+        `run(data, i)` with `data = [a, b]`, so that `jax.jit(pick)(xs, i)` in `run` hands
+        `pick` a list (whose items jit traces one by one), and a NumPy array stays one."""
+        if v != UNKNOWN or not info.sites:
+            return v
+        given = [dict(values).get(p) for values in info.sites.values()]
+        if any(g is None or not _host_data(g) for g in given):
+            return v
+        if len({g.shape for g in given}) != 1:
+            return v
+        joined = join_all(given)
+        return joined if _host_data(joined) else v
+
     def record_site(self, node: cst.Call, arg_values: list[Value]) -> None:
         """Remember what this file passes to a traced function it calls from outside a trace:
         `f(xs, i)`, also through a transform applied where it is called
@@ -337,8 +353,8 @@ class _Evaluator(Flow):
         if callee is None or callee is self.func:
             return
         if not callee.traced and not any(v.shape is Shape.OBJECT and v.cls is not None or _objects(v)
-                                         for v in arg_values):
-            return  # an untraced function keeps only the objects it is handed (`run(agent, ...)`)
+                                         or _host_data(v) for v in arg_values):
+            return  # an untraced function keeps only the objects and host data it is handed
         bound = _bind_arguments(callee, node, arg_values, shift)
         if bound is None:
             return
@@ -1440,6 +1456,15 @@ def _objects(v: Value) -> bool:
         return False
     item = v.entries[0][1]
     return item.shape in (Shape.OBJECT, Shape.CONTAINER) and item.cls is not None
+
+
+def _host_data(v: Value) -> bool:
+    """A NumPy array, or a Python list / tuple whose positions are known: data a call
+    hands over as it is, which a trace sees as a sequence (or a host array)."""
+    if v.shape is Shape.NUMPY:
+        return True
+    return v.shape is Shape.CONTAINER and v.cls is None and bool(v.entries) \
+        and all(isinstance(k, int) and not isinstance(k, bool) or k is EVERY_ITEM for k, _ in v.entries)
 
 
 def _boolean_construction(model, node: cst.Call) -> bool:

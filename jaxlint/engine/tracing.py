@@ -241,8 +241,10 @@ def _context(uses: list[TransformUse], info: FunctionInfo, via: ViaKind, origin,
         arrays_only=any(u.transform.arrays_only for u in uses))
 
 
-def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
-    """Follow `jax.jit(jax.grad(f))` and `partial(f, a)` down to a function in this file.
+def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse], factory: bool = False):
+    """Follow `jax.jit(jax.grad(f))` and `partial(f, a)` down to a function in this file,
+    and under a transform (or with `factory`, for a lax body) `make_step(cfg)` down to the
+    nested def that factory returns.
 
     Returns (function, transform uses from the outside in, number of bound positional
     arguments, names bound by keyword) or None.
@@ -265,7 +267,14 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse]):
                     bound.add("*")  # `partial(f, **kwargs)`: which parameters are bound is unknown
                 expr = pos[0]
                 continue
-            return None
+            from jaxlint.engine.callees import factory_result
+
+            # `jax.jit(make_step(0.1))`: the nested def the factory returns.
+            info = factory_result(model, expr) if uses or factory else None
+            if info is None:
+                return None
+            bound_names = set(info.positional[:offset]) | bound
+            return info, uses, offset, frozenset(set(info.all_params) if "*" in bound else bound_names)
         info = model.resolve_function(expr)
         if info is None and isinstance(expr, cst.Name):
             info = _def_under_rewraps(model, expr)
@@ -486,7 +495,7 @@ def find_traced_functions(model) -> None:
                 targets += [el.value for el in branches.elements]
         name = "lax." + fq.rsplit(".", 1)[-1]
         for target in targets:
-            found = resolve_callable(model, target, [])
+            found = resolve_callable(model, target, [], factory=True)
             if found is None:
                 continue
             info, uses, offset, bound = found

@@ -183,11 +183,25 @@ def partial_calls(model, app: Applied) -> list[PartialCall]:
         refs += [ref for ref in model.names_spelled(name.value) if ref is not name
                  and (values := model.assigned_values(ref)) is not None and values == [app.node]]
     for ref in refs:
-        arg = model.parent(ref)
-        call = model.parent(arg) if isinstance(arg, cst.Arg) else None
-        if isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None \
-                and not arg.star and model.qualname(call.func) in tracing.PARTIAL:
-            partials.append(call)
+        partial = _partial_of(model, ref)
+        if partial is not None:
+            partials.append(partial)
+    return _partial_uses(model, partials)
+
+
+def _partial_of(model, ref: cst.CSTNode) -> Optional[cst.Call]:
+    """`partial(ref, ...)`: the partial call whose function `ref` is, or None."""
+    arg = model.parent(ref)
+    call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+    if isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None \
+            and not arg.star and model.qualname(call.func) in tracing.PARTIAL:
+        return call
+    return None
+
+
+def _partial_uses(model, partials: list[cst.Call]) -> list[PartialCall]:
+    """The calls of each partial: in place, or through the name or `self.<attr>` it is
+    bound to where that binding is the only one the call can see."""
     out = []
     for p in partials:
         assign = model.parent(p)
@@ -207,6 +221,75 @@ def partial_calls(model, app: Applied) -> list[PartialCall]:
         else:
             continue
         out.extend(PartialCall(p, c) for c in calls)
+    return out
+
+
+@dataclass(frozen=True)
+class ParameterCall:
+    """A call of the transformed function made through a parameter it is passed to:
+    `s.compiled(df)` with `def compiled(self, fn)` calling `fn(y=y)`, or
+    `partial(fn, x=x0)(y=y)` (then `partial` is set). The transform sees the partial's
+    bound arguments first, then the call's."""
+
+    site: cst.Call  # the call that passes the transformed function
+    param: str
+    call: cst.Call
+    partial: Optional[cst.Call] = None
+
+    @property
+    def arguments(self) -> list[cst.Arg]:
+        return [*(self.partial.args[1:] if self.partial is not None else ()), *self.call.args]
+
+
+def parameter_calls(model, app: Applied) -> list[ParameterCall]:
+    """The calls of the transformed function that a function of this file makes through
+    the parameter a call hands it to (`s.compiled(df)` with `df = jax.grad(f, ...)`, or
+    `run(jax.grad(f))`): the parameter's own reads in that function and the functions
+    nested in it, where every binding they see is the parameter."""
+    if app.decorator:
+        func = app.info.node
+        if not isinstance(func, cst.FunctionDef) or app.info.is_method:
+            return []
+        refs = [ref for ref in model.names_spelled(func.name.value)
+                if ref is not func.name and model.resolve_function(ref) is app.info]
+    else:
+        refs = [app.node]
+        name = rc.bound_name(model, app.node)
+        if name is not None:
+            refs += [ref for ref in model.names_spelled(name.value) if ref is not name
+                     and (values := model.assigned_values(ref)) is not None and values == [app.node]]
+    out = []
+    for ref in refs:
+        arg = model.parent(ref)
+        site = model.parent(arg) if isinstance(arg, cst.Arg) and not arg.star else None
+        if not isinstance(site, cst.Call) or site.func is ref or model.qualname(site.func) in tracing.PARTIAL \
+                or tracing.transform_for(model, model.qualname(site.func)) is not None:
+            continue
+        callee = callees.function_of_callable(model, site.func)
+        if callee is None or callee.is_lambda:
+            continue
+        shift = next((sh for c, sh in callees.call_sites(model, callee) if c is site), None)
+        if shift is None:
+            continue
+        param = next((p for p in callee.all_params
+                      if callees.argument_for(site, callee, p, shift) is ref), None)
+        if param is None or param in (callee.vararg, callee.kwarg):
+            continue
+        own = callee.scope.bindings.get(param)
+        if not own or any(b.kind != "param" for b in own):
+            continue  # rebound in the function: its reads may see something else
+        for read in model.names_spelled(param):
+            if model.scope_of(read).lookup(param) is not own \
+                    or not any(anc is callee.node for anc in model.ancestors(read)):
+                continue
+            parent = model.parent(read)
+            if isinstance(parent, cst.Call) and parent.func is read:
+                out.append(ParameterCall(site, param, parent))
+                continue
+            partial = _partial_of(model, read)
+            if partial is not None:
+                out.extend(ParameterCall(site, param, pc.call, pc.partial)
+                           for pc in _partial_uses(model, [partial]))
     return out
 
 

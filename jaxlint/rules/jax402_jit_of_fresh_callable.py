@@ -41,6 +41,7 @@ class JitOfFreshCallable(Rule):
             target = rc.wrapped_callable(call)
             if target is None:
                 continue
+            target = _held_partial(model, target, call)
             yield from self._check(call, target, rc.bound_name(model, call), transform.name)
         for call in model.nodes(cst.Call):
             q = model.qualname(call.func)
@@ -49,7 +50,7 @@ class JitOfFreshCallable(Rule):
                 continue
             if not rc.runs_eagerly(model, call):
                 continue
-            bodies = _bodies(call, BODY_CALLS[q])
+            bodies = [_held_partial(model, b, call) for b in _bodies(call, BODY_CALLS[q])]
             if any(self._calls_what_changes(call, body) for body in bodies):
                 continue  # a different program on each call: compiling each is inherent
             for target in bodies:
@@ -450,6 +451,23 @@ def _method_of_instance(model, attr: cst.Attribute):
         found = klass.methods[attr.attr.value]
     return found
 
+
+
+def _held_partial(model, target: cst.BaseExpression, created: cst.Call) -> cst.BaseExpression:
+    """`step = partial(f, params)` then `lax.scan(step, ...)` (or `jax.jit(step)`) in the
+    same function: the partial itself, a new object each time that function runs, as
+    when it is written in place. Any other target as it is."""
+    if not isinstance(target, cst.Name):
+        return target
+    values = model.assigned_values(target)
+    if values is None or len(values) != 1 or not isinstance(values[0], cst.Call) \
+            or model.qualname(values[0].func) not in PARTIAL \
+            or model.function_of(values[0]) is not model.function_of(created):
+        return target
+    loop = rc.repeating_loop(model, created)
+    if loop is not None and not rc.loop_body_contains(loop, values[0], model):
+        return target  # made once before the loop that reuses it
+    return values[0]
 
 
 def _bodies(call: cst.Call, spec) -> list[cst.BaseExpression]:

@@ -475,7 +475,20 @@ def _number(expr: cst.BaseExpression) -> Optional[float]:
             return float(expr.evaluated_value)
         except (ValueError, OverflowError):
             return None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, tuple(_FOLDED)):
+        # `1 / 3`, `2 / 3`: an exponent written as arithmetic on literals.
+        left, right = _number(expr.left), _number(expr.right)
+        if left is None or right is None:
+            return None
+        try:
+            return _FOLDED[type(expr.operator)](left, right)
+        except (ZeroDivisionError, OverflowError):
+            return None
     return None
+
+
+_FOLDED = {cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
+           cst.Multiply: lambda a, b: a * b, cst.Divide: lambda a, b: a / b}
 
 
 def _bad_exponent(expr: cst.BaseExpression) -> bool:
@@ -513,18 +526,32 @@ def _risky_through_names(model, func, branch: cst.BaseExpression):
     same function: `y = jnp.sqrt(x)` ... `jnp.where(x > 0, y, 0.)` is the same NaN."""
     yield from _risky(model, branch)
     # A name anywhere in the branch (`eps * inv ** 12` with `inv = 1.0 / r` earlier): the
-    # cotangent 0 reaches `inv`'s own operation all the same.
-    names = [branch] if isinstance(branch, cst.Name) else \
-        [n for n in _walk_expr(branch) if isinstance(n, cst.Name)]
+    # cotangent 0 reaches `inv`'s own operation all the same, and on through the names
+    # that value is made of (`t48 = t46 ** (1 / 3)`, `t49 = t48 ** 2`, then the branch
+    # `t49`): each link multiplies the 0 on, and the root's inf makes it NaN.
     seen = set()
-    for name in names:
-        if name.value in seen:
-            continue
-        seen.add(name.value)
-        values = model.assigned_values(name)
-        if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
-            continue
-        yield from _risky(model, values[0])
+    frontier = [branch]
+    for _ in range(_NAME_DEPTH):
+        names = [n for expr in frontier for n in
+                 ([expr] if isinstance(expr, cst.Name) else _walk_expr(expr)) if isinstance(n, cst.Name)]
+        frontier = []
+        for name in names:
+            if name.value in seen:
+                continue
+            seen.add(name.value)
+            values = model.assigned_values(name)
+            if values is None or len(values) != 1 or model.function_of(values[0]) is not func:
+                continue
+            if isinstance(values[0], cst.Call) and model.qualname(values[0].func) in _NO_COTANGENT:
+                continue  # no gradient flows back through it
+            yield from _risky(model, values[0])
+            frontier.append(values[0])
+
+
+#: How many assignments back a branch's names are followed.
+_NAME_DEPTH = 4
+#: Calls through which no cotangent flows back to their argument.
+_NO_COTANGENT = frozenset({"jax.lax.stop_gradient"})
 
 
 def _held_value(model, func, arg: cst.BaseExpression) -> cst.BaseExpression:
@@ -611,6 +638,9 @@ def _looks_safe(value: cst.BaseExpression) -> bool:
             return (isinstance(func, cst.Name) and len(positional) >= 2
                     or any(a.keyword is not None and a.keyword.value == "initial" for a in value.args))
         return name in {"where", "maximum", "clip", "clamp"}
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)):
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract):
+        # `x - eps` shifts; `1 - zeta` is no offset: it is 0 exactly where zeta is 1.
+        return _number(value.right) is not None
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
         return _number(value.left) is not None or _number(value.right) is not None
     return False

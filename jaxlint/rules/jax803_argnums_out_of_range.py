@@ -7,7 +7,7 @@ from typing import Iterator
 import libcst as cst
 
 from jaxlint.engine import tracing
-from jaxlint.jax_api import DIFFERENTIATING
+from jaxlint.jax_api import ARGNUMS_OF_CALL_POSITIONALS, DIFFERENTIATING
 from jaxlint.rules import _transforms as tf
 from jaxlint.rules.base import Report, Rule
 
@@ -68,6 +68,58 @@ class ArgnumsOutOfRange(Rule):
             yield self.report(node, msg + hint, model.function_of(app.node), expected=error,
                               on_call=True)
         yield from self._static_argnums()
+        yield from self._short_calls()
+
+    def _short_calls(self) -> Iterator[Report]:
+        """A call of the transformed function that passes fewer positional arguments than
+        `argnums` (0 when not given) indexes: `df(x=1.0, y=2.0)` with `df = jax.grad(f)`,
+        `partial(df, x=x0)(y=y)`, or a parameter a call hands `df` to, called that way.
+        JAX counts argnums against the positional arguments of each call, so this one
+        raises whatever the function's signature allows."""
+        model = self.model
+        qualnames = {q: _ARGNUMS[q] for q in ARGNUMS_OF_CALL_POSITIONALS if q in _ARGNUMS}
+        positions = {q: _POSITIONS[q] for q in qualnames}
+        for app in tf.applications(model, qualnames, positions, _NAMES):
+            node = app.options.get("argnums")
+            values = tracing._literal_ints(node) if node is not None else (0,)
+            if app.unreadable or not values or any(i < 0 for i in values):
+                continue
+            need = max(values) + 1
+            if need > len(app.positional) and app.info.vararg is None:
+                continue  # an index no call can fill: reported on `argnums` above
+            calls = [(c, c.args, None, None) for c in tf.applied_calls(model, app)]
+            calls += [(pc.call, (*pc.partial.args[1:], *pc.call.args), None, pc.partial)
+                      for pc in tf.partial_calls(model, app)]
+            calls += [(pc.call, pc.arguments, pc, None) for pc in tf.parameter_calls(model, app)]
+            diff = _ARGNUMS[app.qualname]
+            for call, args, through, partial in calls:
+                if any(a.star == "*" for a in args):
+                    continue  # `*args` may pass any number
+                passed = sum(1 for a in args if a.keyword is None and not a.star)
+                if passed >= need or not args:
+                    continue  # no argument at all: a stub, short of more than argnums
+                spelled = f"`{self.source(app.node)}`"
+                if app.decorator:
+                    spelled = f"`{app.info.name}` ({spelled})"
+                what = "every argument by keyword" if not passed else \
+                    f"only {passed} positional argument{'s' if passed > 1 else ''}"
+                if through is not None:
+                    where = (f"`{through.param}`, which `{self.source(through.site)}` "
+                             f"(line {model.line_of(through.site)}) binds to {spelled},")
+                elif partial is not None:
+                    where = f"`{self.source(partial)}` of {spelled}"
+                elif isinstance(call.func, cst.Name) and not app.decorator:
+                    where = f"`{call.func.value}` ({spelled})"
+                else:
+                    where = spelled
+                index = node is not None and f"argnums={self.source(node)}" or "argnums=0 (the default)"
+                names = ", ".join(f"`{p}`" for p in app.positional[:need])
+                msg = (f"this call of {where} passes {what}: {diff.label} differentiates the "
+                       f"positional arguments of each call, so {index} needs at least {need} and the "
+                       f"call raises {diff.argnums_error}; pass {names or 'the differentiated arguments'} "
+                       f"by position")
+                yield self.report(call, msg, model.function_of(call), expected=diff.argnums_error,
+                                  on_call=True)
 
     def _static_argnums(self) -> Iterator[Report]:
         """`jax.grad(step, argnums=1)` where `step` is jitted with argument 1 static: grad

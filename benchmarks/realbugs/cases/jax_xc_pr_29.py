@@ -1,6 +1,6 @@
 # source: https://github.com/sail-sg/jax_xc/pull/29
 # expect: JAX701
-# line: 44
+# line: 42
 # observed: jax 0.10.2 CPU: E_c = -0.0222 (finite), 400 of 400 entries of the potential (jax.grad of the energy) are nan: for the fully polarized density 1 - zeta = 0, the where selects the threshold branch, but the untaken t46 ** (1/3) has an infinite derivative at 0 and 0 * inf = nan flows back to both spin densities
 # batch: 13
 """Spin-polarized Chachiyo correlation in the generated maple2jax style, and its potential by autodiff."""
