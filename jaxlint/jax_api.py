@@ -532,6 +532,19 @@ SHAPE_ONLY_CALLS: frozenset[str] = frozenset({
 STRUCTURE_ONLY_CALLS: frozenset[str] = frozenset({
     "builtins.isinstance", "builtins.type", "builtins.len", "builtins.hasattr", "builtins.callable",
 })
+#: Checks of finiteness: whether a value holds NaN or infinity. A test that checks a
+#: result only with them (`assert jnp.all(jnp.isfinite(out))`) asks whether the code
+#: overflows or divides by zero on ordinary inputs; finite draws from one key give a
+#: finite result exactly when independent ones do, so the check reads no correlation.
+FINITENESS_CALLS: frozenset[str] = frozenset({
+    "jax.numpy.isfinite", "jax.numpy.isnan", "jax.numpy.isinf",
+    "numpy.isfinite", "numpy.isnan", "numpy.isinf",
+    "math.isfinite", "math.isnan", "math.isinf",
+})
+#: Reductions of a boolean mask to one truth value: `jnp.all(jnp.isfinite(out))`.
+TRUTH_REDUCTIONS: frozenset[str] = frozenset({
+    "jax.numpy.all", "jax.numpy.any", "numpy.all", "numpy.any", "builtins.all", "builtins.any",
+})
 #: Methods of a jitted function that read their arguments only for shapes and dtypes:
 #: `jax.jit(f).lower(x)` traces with abstract values (it accepts ShapeDtypeStructs).
 ABSTRACT_METHODS: frozenset[str] = frozenset({"lower", "trace", "eval_shape"})

@@ -691,9 +691,11 @@ def test_test_checks_that_read_no_numbers(lint):
 
 def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
     # Draws from one key that meet only in what a shape-only helper reads, in a call the
-    # test expects to raise, or in a check that compares one call run twice: no number of
-    # theirs decides a check. A helper reading the numbers (isfinite), a comparison with
-    # another computation, a stub that says nothing, or a second run on changed inputs does.
+    # test expects to raise, in a check that compares one call run twice, or in a check of
+    # finiteness (finite draws give a finite result whether or not they are independent):
+    # no correlation of theirs decides a check. A helper reading the numbers (a sign), a
+    # comparison with another computation, a stub that says nothing, or a second run on
+    # changed inputs does.
     code = """
         import jax
         import jax.numpy as jnp
@@ -705,6 +707,9 @@ def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
 
         def check_finite(x):
             assert jnp.all(jnp.isfinite(x))
+
+        def check_positive(x):
+            assert jnp.all(x > 0)
 
         def stub(x):
             pass
@@ -726,6 +731,12 @@ def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
             x = jax.random.normal(key, (4, 8))
             ctx = jax.random.normal(key, (6, 8))
             check_finite(attend(x, ctx))
+
+        def test_positive():
+            key = jax.random.key(0)
+            x = jax.random.normal(key, (4, 8))
+            ctx = jax.random.normal(key, (6, 8))
+            check_positive(attend(x, ctx))
 
         def test_reference():
             key = jax.random.key(0)
@@ -750,7 +761,41 @@ def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
             out2 = attend(x, ctx)
             assert jnp.allclose(out1, out2)
     """
-    assert findings(lint, code) == [(31, "JAX501"), (37, "JAX501"), (45, "JAX501"), (51, "JAX501")]
+    assert findings(lint, code) == [(40, "JAX501"), (46, "JAX501"), (54, "JAX501"), (60, "JAX501")]
+
+
+def test_checks_of_finiteness_read_no_correlation(lint):
+    # `assert jnp.all(jnp.isfinite(out))`, `assertFalse(jnp.any(jnp.isnan(out)))` and
+    # `not jnp.isnan(out).any()` ask whether the code overflows on ordinary inputs; the
+    # same check joined with a comparison of the numbers reads them.
+    code = """
+        import unittest
+        import jax
+        import jax.numpy as jnp
+        from model import attend, attend_ref
+
+        KEY = jax.random.key(0)
+
+        def test_all_finite():
+            x = jax.random.normal(KEY, (4, 8))
+            ctx = jax.random.normal(KEY, (6, 8))
+            out = attend(x, ctx)
+            assert jnp.all(jnp.isfinite(out))
+            assert not jnp.isnan(out).any()
+
+        class AttendTest(unittest.TestCase):
+            def test_no_nan(self):
+                x = jax.random.normal(KEY, (4, 8))
+                ctx = jax.random.normal(KEY, (6, 8))
+                self.assertFalse(jnp.any(jnp.isnan(attend(x, ctx))))
+
+        def test_finite_and_close():
+            x = jax.random.normal(KEY, (4, 8))
+            ctx = jax.random.normal(KEY, (6, 8))
+            out = attend(x, ctx)
+            assert jnp.all(jnp.isfinite(out)) and jnp.allclose(out, attend_ref(x, ctx))
+    """
+    assert findings(lint, code) == [(24, "JAX501")]
 
 
 def test_a_comment_at_the_first_of_a_repeated_draw_says_it_is_meant(lint):

@@ -46,7 +46,8 @@ from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
-                             STRUCTURE_ONLY_CALLS, TIMEIT_FUNCTIONS, TRANSFORMS)
+                             STRUCTURE_ONLY_CALLS, TIMEIT_FUNCTIONS, TRANSFORMS, FINITENESS_CALLS,
+                             TRUTH_REDUCTIONS)
 from jaxlint.notebook import TIMED_MARKER
 
 # A comment where a key is made that says its uses are meant to share it.
@@ -1030,8 +1031,11 @@ class _Meetings(Flow):
         if _only_timed(self.model, small):
             self._glimpse(small, state)
             return state
-        if isinstance(small, cst.Assert) and _structure_only(self.model, small.test):
-            self._glimpse(small.test, state)  # `assert "loss" in metrics`: no numbers read
+        if isinstance(small, cst.Assert) and (_structure_only(self.model, small.test)
+                                              or _finiteness_only(self.model, small.test)):
+            # `assert "loss" in metrics`: no numbers read; `assert not jnp.isnan(out).any()`:
+            # finite draws make a finite result whether or not they are independent.
+            self._glimpse(small.test, state)
             return state
         if self.model.expects_error(small):
             # `with pytest.raises(ValueError): dec.apply(v, x, ctxs)`: the call is checked to
@@ -1040,6 +1044,9 @@ class _Meetings(Flow):
             self._glimpse(small, state)
             return state
         checked = _checked_parts(small)
+        if checked and all(_finiteness_only(self.model, part) for part in checked):
+            self._glimpse(small, state)  # `self.assertFalse(jnp.any(jnp.isnan(out)))`
+            return state
         if checked is not None and _compares_a_repeat(self.model, checked):
             self._glimpse(small, state)  # `assert allclose(out1, out2)`, one call run twice
             return state
@@ -1329,7 +1336,7 @@ def _read_for_what_it_is(model: FileModel, helper: FunctionInfo, name: cst.Name)
     call = model.parent(parent) if isinstance(parent, cst.Arg) else None
     if not isinstance(call, cst.Call) or call.func is name:
         return False
-    if model.qualname(call.func) in STRUCTURE_ONLY_CALLS | SHAPE_ONLY_CALLS:
+    if model.qualname(call.func) in STRUCTURE_ONLY_CALLS | SHAPE_ONLY_CALLS | FINITENESS_CALLS:
         return True
     return any(arg is name for arg in _static_arguments(model, call))
 
@@ -1623,6 +1630,24 @@ def _compares_a_repeat(model: FileModel, parts: list) -> bool:
     # `h = step(h); h2 = step(h)` reads what the first one bound: another input.
     bound = {n.value for a in assigns for t in a.targets for n in target_names(t.target)}
     return not (_free_names(first.value) & bound)
+
+
+def _finiteness_only(model: FileModel, test: cst.BaseExpression) -> bool:
+    """A check of finiteness only: `jnp.all(jnp.isfinite(out))`, `not jnp.isnan(loss).any()`,
+    `math.isfinite(float(loss))`, and `not` / `and` / `or` of them."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _finiteness_only(model, test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _finiteness_only(model, test.left) and _finiteness_only(model, test.right)
+    if not isinstance(test, cst.Call):
+        return False
+    func = test.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("all", "any") and not test.args:
+        return _finiteness_only(model, func.value)  # `jnp.isfinite(out).all()`
+    name = model.qualname(func)
+    if name in FINITENESS_CALLS:
+        return True
+    return name in TRUTH_REDUCTIONS and len(test.args) == 1 and _finiteness_only(model, test.args[0].value)
 
 
 def _structure_only(model: FileModel, test: cst.BaseExpression) -> bool:
