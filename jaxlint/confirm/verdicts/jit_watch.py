@@ -68,6 +68,18 @@ class Made:
     fresh: bool = True  # an eager lax call: one of its functions was a new object
 
 
+# Objects named by identity in a key (`self@1a2b`): kept alive for the confirm run, so that
+# CPython cannot give a later object the address of a collected one and make two different
+# objects (a member per epoch) look like the same computation.
+_NAMED_BY_ID: list = []
+
+
+def _by_id(obj) -> str:
+    if len(_NAMED_BY_ID) < 10_000:  # bounded: a loop making millions keeps the first ones
+        _NAMED_BY_ID.append(obj)
+    return f"{type(obj).__name__}@{id(obj):x}"
+
+
 def describe(fun, depth: int = 3, by_shape: bool = False) -> str:
     """What a callable computes, as far as a cache could tell: code and bound values (bound
     arrays by identity, or `by_shape`)."""
@@ -77,12 +89,12 @@ def describe(fun, depth: int = 3, by_shape: bool = False) -> str:
         return f"partial({describe(fun.func, depth - 1, by_shape)}, " \
                f"{_values(fun.args, by_shape)}, {_values(sorted(fun.keywords.items()), by_shape)})"
     if inspect.ismethod(fun):
-        return f"method({describe(fun.__func__, depth - 1, by_shape)}, self@{id(fun.__self__):x})"
+        return f"method({describe(fun.__func__, depth - 1, by_shape)}, self={_by_id(fun.__self__)})"
     code = getattr(fun, "__code__", None)
     if code is None:
         inner = getattr(fun, "__wrapped__", None)
         return f"wrapped({describe(inner, depth - 1, by_shape)})" if inner is not None else \
-            f"{type(fun).__name__}@{id(fun):x}"
+            _by_id(fun)
     cells = [c.cell_contents for c in (fun.__closure__ or ()) if _filled(c)]
     return f"{code.co_filename}:{code.co_firstlineno}:{code.co_name}(" \
            f"{_values(cells, by_shape)}; {_values(fun.__defaults__ or (), by_shape)})"
@@ -140,7 +152,7 @@ def _values(values, by_shape: bool = False) -> str:
         elif by_shape and hasattr(v, "shape") and hasattr(v, "dtype"):
             out.append(_aval(v))
         else:
-            out.append(f"{type(v).__name__}@{id(v):x}")
+            out.append(_by_id(v))
     return ", ".join(out)
 
 
