@@ -532,18 +532,22 @@ class FileModel:
         """Whether `stmt` runs whenever its function (or module) body does, once. The body
         of `if __name__ == "__main__":` counts as the module's own: it is the program a
         script runs, in order, once."""
-        child = stmt
-        for anc in self.ancestors(stmt):
+        for anc in self.ancestors_past_main_guard(stmt):
             if isinstance(anc, (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return True
-            if isinstance(anc, cst.If) and child is anc.body and self.main_guard(anc):
-                child = anc
-                continue
             if isinstance(anc, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match,
                                 cst.Else, cst.ExceptHandler, cst.Finally)):
                 return False
-            child = anc
         return True
+
+    def ancestors_past_main_guard(self, node: cst.CSTNode):
+        """`node`'s ancestors, leaving out an `if __name__ == "__main__":` whose body holds
+        it: for the order a script runs in, that body is the module's own code."""
+        child = node
+        for anc in self.ancestors(node):
+            if not (isinstance(anc, cst.If) and child is anc.body and self.main_guard(anc)):
+                yield anc
+            child = anc
 
     def main_guard(self, node: cst.CSTNode) -> bool:
         """`if __name__ == "__main__":` at module level (either operand order)."""

@@ -471,16 +471,11 @@ class _Walker:
         """A statement under an `if`, `try` or `while`: the walk runs both branches one
         after the other, so the value it holds at a call is not known. The body of
         `if __name__ == "__main__":` is the script's own straight-line code."""
-        child = stmt
-        for anc in self.model.ancestors(stmt):
+        for anc in self.model.ancestors_past_main_guard(stmt):
             if isinstance(anc, (cst.FunctionDef, cst.Module)):
                 return False
-            if isinstance(anc, cst.If) and child is anc.body and self.model.main_guard(anc):
-                child = anc
-                continue
             if isinstance(anc, (cst.If, cst.Else, cst.Try, cst.While, cst.Match)):
                 return True
-            child = anc
         return False
 
     def _fresh(self, name: str, node: cst.CSTNode) -> None:

@@ -170,23 +170,29 @@ def partial_calls(model, app: Applied) -> list[PartialCall]:
     place, or a name bound to it), through the name or the `self.<attr>` the partial is
     bound to, where that binding is the only one the call can see."""
     partials = []
-    refs = [app.node]
-    name = rc.bound_name(model, app.node) if not app.decorator else None
-    if app.decorator:
-        # `@partial(vmap, in_axes=...)` on a def: the def's name is the transformed function.
-        func = app.info.node
-        if not isinstance(func, cst.FunctionDef) or app.info.is_method:
-            return []
-        refs = [ref for ref in model.names_spelled(func.name.value)
-                if ref is not func.name and model.resolve_function(ref) is app.info]
-    elif name is not None:
-        refs += [ref for ref in model.names_spelled(name.value) if ref is not name
-                 and (values := model.assigned_values(ref)) is not None and values == [app.node]]
-    for ref in refs:
+    for ref in _references(model, app):
         partial = _partial_of(model, ref)
         if partial is not None:
             partials.append(partial)
     return _partial_uses(model, partials)
+
+
+def _references(model, app: Applied) -> list[cst.CSTNode]:
+    """Where the transformed function is referred to: the transform call written in place
+    and the reads of the name bound to it (the only binding they can see), or, for
+    `@partial(vmap, in_axes=...)` on a def, the reads of the def's name."""
+    if app.decorator:
+        func = app.info.node
+        if not isinstance(func, cst.FunctionDef) or app.info.is_method:
+            return []
+        return [ref for ref in model.names_spelled(func.name.value)
+                if ref is not func.name and model.resolve_function(ref) is app.info]
+    refs = [app.node]
+    name = rc.bound_name(model, app.node)
+    if name is not None:
+        refs += [ref for ref in model.names_spelled(name.value) if ref is not name
+                 and (values := model.assigned_values(ref)) is not None and values == [app.node]]
+    return refs
 
 
 def _partial_of(model, ref: cst.CSTNode) -> Optional[cst.Call]:
@@ -246,20 +252,8 @@ def parameter_calls(model, app: Applied) -> list[ParameterCall]:
     the parameter a call hands it to (`s.compiled(df)` with `df = jax.grad(f, ...)`, or
     `run(jax.grad(f))`): the parameter's own reads in that function and the functions
     nested in it, where every binding they see is the parameter."""
-    if app.decorator:
-        func = app.info.node
-        if not isinstance(func, cst.FunctionDef) or app.info.is_method:
-            return []
-        refs = [ref for ref in model.names_spelled(func.name.value)
-                if ref is not func.name and model.resolve_function(ref) is app.info]
-    else:
-        refs = [app.node]
-        name = rc.bound_name(model, app.node)
-        if name is not None:
-            refs += [ref for ref in model.names_spelled(name.value) if ref is not name
-                     and (values := model.assigned_values(ref)) is not None and values == [app.node]]
     out = []
-    for ref in refs:
+    for ref in _references(model, app):
         arg = model.parent(ref)
         site = model.parent(arg) if isinstance(arg, cst.Arg) and not arg.star else None
         if not isinstance(site, cst.Call) or site.func is ref or model.qualname(site.func) in tracing.PARTIAL \
