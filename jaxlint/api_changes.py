@@ -205,6 +205,29 @@ API_CHANGES: dict[str, RemovedAPI] = {
     }),
 }
 
+#: Removed attributes of JAX arrays, by attribute name (the receiver is a `jax.Array`).
+#: Read from jax/_src/array.py of each release (`pip download --no-deps jax==X`).
+ARRAY_ATTRIBUTE_CHANGES: dict[str, RemovedAPI] = {
+    # DeviceArray's own methods: `jax.Array`, the default array type since 0.4.1, never had them.
+    **_group("device-array", "0.4.1", "", {
+        "to_py": ("`np.asarray(x)`", None),
+        "block_host_until_ready": ("`x.block_until_ready()`", None),
+    }),
+    # Deprecated in 0.4.22, removed (AttributeError) in 0.4.27.
+    **_group("device-array", "0.4.27", "0.4.22", {
+        "device_buffer": ("`x.addressable_data(0)`", None),
+        "device_buffers": ("`[s.data for s in x.addressable_shards]`", None),
+    }),
+    # `x.device()`: deprecated in 0.4.21, removed in 0.4.27; from 0.4.31 `device` is a
+    # property holding the Device, so the call raises TypeError ('Device' object is not callable).
+    **_group("device-array", "0.4.27", "0.4.21", {
+        "device": ("`x.device` (a property) or `x.devices()`", None),
+    }),
+}
+#: Removed array methods whose name came back as a property: only calling them fails,
+#: and the name alone says nothing about the receiver, so the rule needs it to be an array.
+ARRAY_METHODS_NOW_PROPERTIES: dict[str, str] = {"device": "0.4.31"}
+
 #: Removed JAX modules: importing them raises ModuleNotFoundError. `new` is the
 #: module to import instead when it is a drop-in replacement.
 MODULE_CHANGES: dict[str, RemovedAPI] = {

@@ -42,6 +42,27 @@ def _resolve(dotted: str):
     return False, parts[0], None
 
 
+_ARRAY_ATTRIBUTE = "jax.Array."
+
+
+def _array_attribute(dotted: str, called: bool):
+    """Like `_resolve`, for an attribute of a real array of the installed jax (`jax.Array.to_py`):
+    missing, or, when the program calls it, not callable (`x.device()` since `device` became a
+    property)."""
+    attr = dotted[len(_ARRAY_ATTRIBUTE):]
+    array = jax.numpy.zeros(())
+    try:
+        value = getattr(array, attr)
+    except AttributeError as exc:
+        return False, dotted, exc
+    if called and not callable(value):
+        try:
+            value()
+        except TypeError as exc:
+            return False, f"a callable {dotted}", exc
+    return True, None, None
+
+
 def _module_exists(name: str) -> bool:
     if name in sys.modules:
         return True
@@ -108,6 +129,8 @@ def _absent(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
     # `jax.tree_util.tree_map`), `xla_bridge.get_backend` for
     # jax.lib.xla_bridge.get_backend (jax.extend.backend.get_backend is another function).
     prev = parts[-2] if len(parts) >= 2 and parts[-2] != "numpy" else ""
+    if (name or "").startswith(_ARRAY_ATTRIBUTE):
+        prev = ""  # an attribute of any array: `x.device_buffer`, `out.to_py()`
     uses = re.search(rf"{re.escape(prev)}\.\s*{re.escape(tail)}\b", source) or (
         re.match(r"\s*(import|from)\b", source) and re.search(rf"\b{re.escape(tail)}\b", source))
     if module:
@@ -133,7 +156,12 @@ def _absent(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
         return verdict(NOT_REPRODUCED, f"{version} still has module {module}",
                        RemovedEvidence(note=f"importlib.util.find_spec({module!r}) found it in {version}"))
     if name:
-        present, missing, exc = _resolve(name)
+        present, missing, exc = _array_attribute(name, bool(confirm.get("called"))) \
+            if name.startswith(_ARRAY_ATTRIBUTE) else _resolve(name)
+        if not present and missing.startswith("a callable"):
+            return verdict(CONFIRMED, f"{version}'s {name} is not a method",
+                           RemovedEvidence(note=f"calling {name} on an array of {version} raised "
+                                                f"{first_line(exc)}{import_note}"))
         if not present:
             what = name if missing == name else f"{missing} (so no {name})"
             jax_says = f"; getattr says {first_line(exc)}" if exc is not None else ""
