@@ -530,6 +530,41 @@ def test_jax105_generator_in_jitted_step_freezes_one_batch():
     assert float(ns["first"]) == float(ns["second"]) == 3.0  # batch 1 both times
 
 
+def test_jax105_factory_lambda_and_iterator_field_freeze_one_batch():
+    # A lambda a factory returns is what calling its result runs (as a nested def is), and
+    # an object's field that every assignment fills with an iterator advances only at trace time.
+    code = check_marked("""
+        import jax
+        import jax.numpy as jnp
+
+        it = iter([jnp.ones(3), jnp.zeros(3)] * 5)
+
+        def get_batcher():
+            return lambda: next(it)  # expect: JAX105
+
+        class Data:
+            def __init__(self, xs):
+                self._iterator = iter(xs)
+
+            @jax.jit
+            def own(self, w):
+                fresh = Data([w, w])  # made inside the trace: a new iterator on each trace
+                return w + next(fresh._iterator)
+
+        def fit(params, data):
+            next_batch = get_batcher()
+
+            def step(carry, i):
+                return carry + next_batch() + next(data._iterator), None  # expect: JAX105
+
+            return jax.lax.scan(step, params, jnp.arange(4))[0]
+
+        out = fit(jnp.zeros(3), Data([jnp.ones(3), jnp.zeros(3)] * 5))
+    """)
+    ns, _ = run(code)
+    assert jnp_equal(ns["out"], [8.0, 8.0, 8.0])  # the first batch of each, 4 times
+
+
 def test_jax105_silent_cases_run_cleanly():
     code = check_marked("""
         import jax

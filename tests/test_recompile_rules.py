@@ -427,3 +427,49 @@ def test_equinox_filter_jit_of_an_equal_callable_is_a_cache_hit(lint):
     for _ in range(4):
         eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(s.sample, 3.0)))(jax.numpy.ones((4, 1)))
     assert len(traces) == 1  # one trace for four fresh wrappers
+
+
+# ------------------------------------------------------------------ JAX403: the object bound to a static `self`
+STATIC_SELF = HEADER + case("""
+class Updater:
+    def __init__(self, lr):
+        self.lr = lr
+
+    @partial(jax.jit, static_argnums=0)
+    def update(self, x):
+        return x - self.lr * x
+
+
+class Keyed:
+    def __init__(self, lr):
+        self.lr = lr
+
+    def __eq__(self, other):
+        return isinstance(other, Keyed) and self.lr == other.lr
+
+    def __hash__(self):
+        return hash(self.lr)
+
+    @partial(jax.jit, static_argnums=0)
+    def update(self, x):
+        return x - self.lr * x
+
+
+x = jnp.ones(3)
+shared = Updater(0.5)
+for member in range(5):
+    u = Updater(0.1)
+    x = u.update(x)  # expect: JAX403
+    k = Keyed(0.1)
+    x = k.update(x)  # equal keys: one compile
+    v = Updater(0.2)
+    v = shared
+    x = v.update(x)  # the name read here holds the shared object
+for u in [shared]:
+    x = u.update(x)
+""")
+
+
+def test_jax403_new_object_bound_to_static_self_recompiles():
+    assert findings(STATIC_SELF) == marked(STATIC_SELF)
+    assert compiles(STATIC_SELF, "jit(update)") == 5 + 1 + 1  # one per new Updater, Keyed once, shared once

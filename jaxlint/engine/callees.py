@@ -21,7 +21,7 @@ import libcst as cst
 from jaxlint.engine.functions import ClassInfo, FunctionInfo
 from jaxlint.engine.scopes import BindingKind
 
-_DEPTH = 4
+_DEPTH = 6
 
 
 def called_function(model, call: cst.Call) -> Optional[FunctionInfo]:
@@ -67,6 +67,28 @@ def function_of_callable(model, expr: cst.BaseExpression, depth: int = 0) -> Opt
         found = field_function(model, expr.value, expr.attr.value, depth + 1)
         return found if found is not None else stored_function(model, expr, depth + 1)
     return None
+
+
+def field_values(model, expr: cst.Attribute) -> Optional[list[cst.BaseExpression]]:
+    """The values every `self.<name> = value` of the object's class stores into what `expr`
+    (`obj.<name>`) reads, where the program shows the object's class: `self` in a method,
+    a name bound once to a constructor, or a parameter every call site fills with one
+    (`fit(params, Dataset(...).batch())`). None when a write is not a plain assignment."""
+    found = model.attribute_assignments(expr)
+    if found is not None:
+        return found
+    klass = instance_class(model, expr.value)
+    targets = model._class_attribute_targets(klass, expr.attr.value) if klass is not None else None
+    if not targets:
+        return None
+    out = []
+    for target in targets:
+        assign = model.parent(model.parent(target))
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+                or assign.targets[0].target is not target:
+            return None
+        out.append(assign.value)
+    return out
 
 
 def stored_function(model, expr: cst.Attribute, depth: int = 0) -> Optional[FunctionInfo]:
@@ -498,8 +520,8 @@ def returned_function(model, name: cst.Name, depth: int = 0) -> Optional[Functio
 
 def factory_result(model, call: cst.Call, position: Optional[int] = None,
                    depth: int = 0) -> Optional[FunctionInfo]:
-    """The nested def that `call`, a call of a factory of this file (a function or a
-    method), returns: `make_step(0.1)` for `def make_step(lr): def step(...): ...;
+    """The nested def or lambda that `call`, a call of a factory of this file (a function
+    or a method), returns: `make_step(0.1)` for `def make_step(lr): def step(...): ...;
     return step` (the item at `position` of a returned tuple when given)."""
     factory = function_of_callable(model, call.func, depth + 1)
     if factory is None or factory.is_lambda:
@@ -511,7 +533,8 @@ def factory_result(model, call: cst.Call, position: Optional[int] = None,
             if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) <= position:
                 return None
             value = value.elements[position].value
-        if not isinstance(value, cst.Name):
+        # `return lambda: next(self._iterator)`: a lambda is made by each call as a def is.
+        if not isinstance(value, (cst.Name, cst.Lambda)):
             return None
         inner = model.resolve_function(value)
         if inner is None or inner.enclosing is not factory:

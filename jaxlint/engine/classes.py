@@ -153,6 +153,30 @@ def _read_hashing(model, info: ClassInfo) -> None:
             info.unhashable = local.unhashable
 
 
+def hashed_by_identity(model, info: ClassInfo, depth: int = 0) -> bool:
+    """Whether instances compare and hash by identity (object's `__eq__` / `__hash__`): a
+    class of this file with no decorator, not a pytree, defining neither method, whose
+    bases are `object` or classes of this file of the same kind. Two such objects made
+    by two calls with equal arguments are two distinct keys of jit's cache."""
+    node = info.node
+    if depth > 8 or info.pytree or info.library or info.box or info.static or info.unhashable \
+            or info.frozen_dataclass or node.decorators or node.keywords:
+        return False
+    defined = {stmt.name.value for stmt in _body(node) if isinstance(stmt, cst.FunctionDef)}
+    assigned = {t.target.value for stmt in _body(node) if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body if isinstance(small, cst.Assign)
+                for t in small.targets if isinstance(t.target, cst.Name)}
+    if {"__eq__", "__hash__"} & (defined | assigned):
+        return False
+    for base in node.bases:
+        if isinstance(base.value, cst.Name) and base.value.value == "object":
+            continue
+        local = model.resolve_class(base.value)
+        if local is None or local is info or not hashed_by_identity(model, local, depth + 1):
+            return False
+    return True
+
+
 def _registration_calls(model) -> dict[str, list[cst.Call]]:
     """`jax.tree_util.register_dataclass(Cache, data_fields=[...], meta_fields=[...])` and
     `register_static(Config)` called on a class at module level, as its decorator would."""

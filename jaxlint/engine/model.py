@@ -525,6 +525,42 @@ class FileModel:
         before = [b for b in bindings if b.order < ref_order and not self._encloses(b.node, node)]
         return max(before, key=lambda b: b.order) if before else None
 
+    def assigned_just_before(self, node: cst.Name) -> Optional[cst.Assign]:
+        """`name = value`, a statement earlier in the same block as the statement that reads
+        `node`, with no statement between them that binds the name: statements of one block
+        run in order, so that is the value the read sees, in a loop body or anywhere else."""
+        stmt, block = node, None
+        for anc in self.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) or anc is self.module:
+                if isinstance(anc, cst.Module):
+                    block = anc
+                break
+            if isinstance(anc, cst.IndentedBlock):
+                block = anc
+                break
+            stmt = anc
+        if block is None or stmt not in block.body:
+            return None
+        for prev in reversed(block.body[:block.body.index(stmt)]):
+            if isinstance(prev, cst.SimpleStatementLine) and len(prev.body) == 1 \
+                    and isinstance(prev.body[0], cst.Assign) and len(prev.body[0].targets) == 1:
+                target = prev.body[0].targets[0].target
+                if isinstance(target, cst.Name) and target.value == node.value:
+                    return prev.body[0]
+            if any(isinstance(n, cst.Name) and n.value == node.value and self._binds(n)
+                   for n in walk(prev)):
+                return None
+        return None
+
+    def _binds(self, name: cst.Name) -> bool:
+        parent = self.parents.get(name)
+        while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            parent = self.parents.get(parent)
+        return isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor,
+                                   cst.NamedExpr, cst.AsName, cst.WithItem, cst.FunctionDef, cst.ClassDef,
+                                   cst.Global, cst.Nonlocal)) \
+            or isinstance(parent, cst.Param)
+
     def _encloses(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
         return any(anc is outer for anc in self.ancestors(node))
 

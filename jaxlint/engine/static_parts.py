@@ -17,6 +17,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.classes import hashed_by_identity
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 
@@ -102,6 +103,9 @@ def fresh_object(model, expr: cst.BaseExpression) -> Optional[str]:
     q = model.qualname(expr.func)
     if q in jax_api.FRESH_OBJECT_CALLS:
         return f"a new `{q.rsplit('.', 1)[-1]}(...)` object (compared by identity)"
+    klass = model.resolve_class(expr.func)
+    if klass is not None and hashed_by_identity(model, klass):
+        return f"a new `{klass.name}` object (hashed by identity)"
     factory = model.resolve_function(expr.func) if isinstance(expr.func, cst.Name) else None
     if factory is not None and isinstance(factory.node, cst.FunctionDef) and _returns_closures(factory):
         return f"new closures from `{factory.name}(...)` (compared by identity)"

@@ -615,6 +615,9 @@ class JittedCallee:
     shift: int
     # How the call names it, for messages.
     label: str
+    # `obj.method(...)` of a method whose decorator jits it with `self` among its
+    # arguments: the object is the argument bound to `self` (static when marked so).
+    receiver: bool = False
 
     @property
     def static(self) -> frozenset[str]:
@@ -622,6 +625,8 @@ class JittedCallee:
 
     def bind(self, call: cst.Call) -> Iterator[tuple[str, cst.BaseExpression]]:
         """(parameter name, argument) for each argument of the call that can be bound."""
+        if self.receiver and self.shift == 1 and isinstance(call.func, cst.Attribute) and self.function.positional:
+            yield self.function.positional[0], call.func.value
         positional = self.function.positional[self.shift:]
         i = 0
         for arg in call.args:
@@ -705,7 +710,7 @@ def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
         if info is not None:
             ctx = _decorator_context(info)
             if ctx is not None:
-                return JittedCallee(info, ctx, 1, model.module.code_for_node(func))
+                return JittedCallee(info, ctx, 1, model.module.code_for_node(func), receiver=True)
             return None
         # `self.reduce(...)` where `__init__` set `self.reduce = jax.jit(self._reduce, ...)`.
         values = model.attribute_assignments(func)
@@ -713,10 +718,16 @@ def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
             return _from_wrapper(model, values[0], model.module.code_for_node(func))
         # `s.area(s)` with `s = Shape(...)`: a jitted method reached through an instance.
         info = model.method_of_instance(func)
+        if info is None:
+            # `u = Updater(...)` just before `u.init(...)` in the same block (a loop body).
+            made = model.assigned_just_before(func.value)
+            klass = model.resolve_class(made.value.func) if made is not None \
+                and isinstance(made.value, cst.Call) else None
+            info = model.class_method(klass, func.attr.value) if klass is not None else None
         ctx = _decorator_context(info) if info is not None else None
         if ctx is not None:
             return JittedCallee(info, ctx, 0 if _decorated_static(info) else 1,
-                                model.module.code_for_node(func))
+                                model.module.code_for_node(func), receiver=True)
     return None
 
 

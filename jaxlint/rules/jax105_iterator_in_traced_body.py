@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.callees import field_values
 from jaxlint.engine.model import walk
 from jaxlint.engine.values import UNKNOWN
 from jaxlint.rules._impurity import outlives_trace, trace_time_function, where
@@ -37,6 +38,14 @@ class IteratorInTracedBody(Rule):
                 func = trace_time_function(model, call, "cached")
                 if func is not None and self._stateful_argument(call.args[0].value.args[0].value, func, True):
                     yield from self._flag(call, call.args[0].value.args[0].value, f"`{self.source(call)}`")
+            elif model.qualname(call.func) == "builtins.next" and call.args:
+                # `next(self._iterator)`: an object's field that every assignment fills with
+                # an iterator (`self._iterator = gen()`) advances only while tracing, as a name does.
+                held = call.args[0].value
+                if isinstance(held, cst.Attribute) and isinstance(held.value, cst.Name):
+                    values = field_values(model, held)
+                    if values and all(self._makes_iterator(v) for v in values):
+                        yield from self._flag(call, held.value, f"`{self.source(call)}`", held_by=True)
         for loop in model.nodes(cst.For):
             if isinstance(loop.iter, cst.Name) and self._is_iterator(loop.iter):
                 yield from self._flag(loop.iter, loop.iter, f"`for` over iterator `{loop.iter.value}`")
@@ -51,11 +60,13 @@ class IteratorInTracedBody(Rule):
             return func.value
         return None
 
-    def _flag(self, node, it: cst.Name, what: str):
+    def _flag(self, node, it: cst.Name, what: str, held_by: bool = False):
+        """`held_by`: `it` is the object whose field holds the iterator."""
         model = self.model
         # jit / pmap / lax bodies run the Python code once, when traced.
         func = trace_time_function(model, node, "cached")
         if func is None or (outlives_trace(model, it, func) is None
+                            and not (held_by and _passed_in(model, it, func))
                             and not self._stateful_argument(it, func)):
             return
         msg = (f"{what} {where(func)} runs only while tracing: every iteration and every later "
@@ -118,6 +129,14 @@ def _is_generator(model, info) -> bool:
         if model.function_of(y) is info:
             return True
     return False
+
+
+def _passed_in(model, name: cst.Name, func) -> bool:
+    """`name` is a parameter of `func`, traced on its own (not only as a helper of another
+    trace): the object was made by the caller, outside the trace."""
+    bindings = model.scope_of(name).lookup(name.value) or []
+    return name.value in func.positional + func.kwonly and len(bindings) == 1 \
+        and bindings[0].kind == "param" and any(c.via != "helper" for c in func.contexts.values())
 
 
 def _iter_of_name(model, expr) -> "cst.Name | None":
