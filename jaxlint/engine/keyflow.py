@@ -803,7 +803,9 @@ def _numbers_unread(model: FileModel, use: KeyUse) -> bool:
     for name in names:
         if name in scope.globals or name in scope.nonlocals:
             return False
-        for mention in model.names_spelled(name):
+        mentions = model.names_spelled(name) if use.function is None \
+            else model.names_spelled_in(name, use.function.node)
+        for mention in mentions:
             if not _stored(model, mention) and _within_function(model, mention, use.function):
                 return False
     return True
