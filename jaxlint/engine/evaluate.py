@@ -479,8 +479,14 @@ class _Evaluator(Flow):
         taken = test_outcome(self.model, self.func, test, env)
         if taken is None:
             return None
-        branch = self.model.parent(test)
-        arm = (branch.orelse if taken else branch.body) if isinstance(branch, (cst.If, cst.IfExp)) else None
+        parent = self.model.parent(test)
+        if isinstance(parent, (cst.If, cst.IfExp)) and parent.test is test:
+            arm = parent.orelse if taken else parent.body
+        elif isinstance(parent, cst.BooleanOperation) and parent.left is test \
+                and taken is isinstance(parent.operator, cst.Or):
+            arm = parent.right  # `False and x > 0`: Python never evaluates the right side
+        else:
+            arm = None
         if arm is not None:
             self.model.untraced_arms.setdefault(self.func, set()).add(arm)
         return taken
@@ -715,7 +721,10 @@ class _Evaluator(Flow):
                 return v  # `~mask` is the complement: still a boolean array of the same kind
             return _arith(v, SCALAR)
         if t is cst.BooleanOperation:
-            return self.expr(node.left).join(self.expr(node.right))
+            left = self.expr(node.left)
+            if self.traced_outcome(node.left, self.env) is isinstance(node.operator, cst.Or):
+                return left  # short circuit: the right side is never traced
+            return left.join(self.expr(node.right))
         if t is cst.Comparison:
             return self.comparison(node)
         if t is cst.Subscript:
