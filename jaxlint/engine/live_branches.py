@@ -266,23 +266,29 @@ def _shift(model, func: FunctionInfo, call: cst.Call) -> Optional[int]:
     """How many of `func`'s positional parameters `call` fills before its arguments."""
     if model.resolve_function(call.func) is func:
         return 0
+    return dict(_call_sites(model, func)).get(call)
+
+
+def _call_sites(model, func: FunctionInfo) -> list:
+    """`callees.call_sites`, once per function: the calls of a file do not change while
+    its values are worked out."""
     from jaxlint.engine.callees import call_sites
 
-    cache = model.__dict__.setdefault("_call_site_shifts", {})
-    shifts = cache.get(func)
-    if shifts is None:
-        shifts = cache[func] = dict(call_sites(model, func))
-    return shifts.get(call)
+    cache = model.__dict__.setdefault("_live_call_sites", {})
+    found = cache.get(func)
+    if found is None:
+        found = cache[func] = call_sites(model, func)
+    return found
 
 
 def _passed_to_jitted(model, func: FunctionInfo, param: str, ctx, depth: int):
     """The constants every call of the jitted `func` gives `param`: a literal to a static
     parameter, or the default left in place. _UNKNOWN when a call passes it traced, or
     when the jitted function is used other than by calls of this file."""
-    from jaxlint.engine.callees import argument_for, call_sites, transformed_call_sites
+    from jaxlint.engine.callees import argument_for, transformed_call_sites
 
     if ctx.via is ViaKind.DECORATOR:
-        sites = call_sites(model, func)
+        sites = _call_sites(model, func)
         name = func.name
     else:
         sites = [(c, s) for c, s in transformed_call_sites(model, func)
