@@ -11,11 +11,16 @@ VERBOSE = False
 
 
 # Every traced caller passes the literal that turns the branch off; the eager caller
-# (outside any transform) is no trace.
+# (outside any transform) is no trace. A helper called only from that arm is not traced.
+def show(value):
+    print(f"{float(value):.3e}")
+
+
 def summarise(x, *, for_jit: bool = False):
     g = jnp.sum(x ** 2)
     if not for_jit:
         print(f"{float(g):.3e}")
+        show(g)
     return g
 
 
