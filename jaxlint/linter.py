@@ -178,7 +178,8 @@ def _check(model: FileModel, text: str, path: str, settings: Settings, codes: fr
                 code="JAX000"))
     # An error a test expects (`with pytest.raises(ValueError): f(x)`) is what it checks.
     reports = [(rule, r) for rule, r in reports
-               if not (r.confirm.get("expected") and model.expects_error(r.node))]
+               if not (r.confirm.get("expected") and model.expects_error(r.node))
+               and not (rule.traced_code and not model.traced_here(r.node))]
     check_noqa = apply_noqa and UNUSED_NOQA in codes
     if not reports and not check_noqa:
         return result

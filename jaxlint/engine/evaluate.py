@@ -160,6 +160,7 @@ class _Evaluator(Flow):
 
     def run_function(self, info: FunctionInfo) -> None:
         self.func = info
+        self.model.untraced_arms.pop(info, None)  # decided again from this run's contexts
         self.env = self.param_values(info)
         self.returns = None
         info.param_values = dict(self.env)
@@ -465,39 +466,30 @@ class _Evaluator(Flow):
 
     def split(self, test: cst.BaseExpression, s: "_State") -> tuple["_State", "_State"]:
         true, false = self.narrow(test, s[0])
-        taken = self.module_test(test)
+        taken = self.traced_outcome(test, s[0])
         return (dict(true), taken is False), (dict(false), taken is True)
 
-    def module_test(self, test: cst.BaseExpression) -> Optional[bool]:
-        """`if xp is np:` on a parameter that every traced caller hands `jnp` (or `np`):
-        the outcome in the traced runs. None when not such a test, or not known."""
-        func = self.func
-        if func is None or not func.traced or not isinstance(test, cst.Comparison) \
-                or len(test.comparisons) != 1:
-            return None
-        comp = test.comparisons[0]
-        if isinstance(comp.operator, (cst.Is, cst.Equal)):
-            same = True
-        elif isinstance(comp.operator, (cst.IsNot, cst.NotEqual)):
-            same = False
-        else:
-            return None
-        for name, other in ((test.left, comp.comparator), (comp.comparator, test.left)):
-            if not isinstance(name, cst.Name) or name.value not in func.all_params \
-                    or len(func.scope.bindings.get(name.value, ())) != 1:
-                continue
-            bindings = self.model.scope_of(other).lookup(other.value) if isinstance(other, cst.Name) else None
-            if not bindings or len(bindings) != 1 or bindings[0].kind != BindingKind.IMPORT:
-                continue
-            from jaxlint.engine.callees import traced_modules
+    def traced_outcome(self, test: cst.BaseExpression, env: dict) -> Optional[bool]:
+        """The value of an `if` test (or a conditional expression's) in every trace of the
+        function being run, or None. The arm the trace never takes is not evaluated (its
+        values stay unknown) and is recorded in `model.untraced_arms` for the rules that
+        read code rather than values."""
+        from jaxlint.engine.live_branches import test_outcome
 
-            held = traced_modules(self.model, func, name.value)
-            q = self.model.qualname(other)
-            if not held or len(held) != 1 or not held <= jax_api.BACKEND_MODULES \
-                    or q not in jax_api.BACKEND_MODULES:
-                return None
-            return (q in held) == same
-        return None
+        taken = test_outcome(self.model, self.func, test, env)
+        if taken is None:
+            return None
+        parent = self.model.parent(test)
+        if isinstance(parent, (cst.If, cst.IfExp)) and parent.test is test:
+            arm = parent.orelse if taken else parent.body
+        elif isinstance(parent, cst.BooleanOperation) and parent.left is test \
+                and taken is isinstance(parent.operator, cst.Or):
+            arm = parent.right  # `False and x > 0`: Python never evaluates the right side
+        else:
+            arm = None
+        if arm is not None:
+            self.model.untraced_arms.setdefault(self.func, set()).add(arm)
+        return taken
 
     def handler(self, handler: cst.ExceptHandler, s: "_State") -> "_State":
         self.env = s[0]
@@ -729,13 +721,19 @@ class _Evaluator(Flow):
                 return v  # `~mask` is the complement: still a boolean array of the same kind
             return _arith(v, SCALAR)
         if t is cst.BooleanOperation:
-            return self.expr(node.left).join(self.expr(node.right))
+            left = self.expr(node.left)
+            if self.traced_outcome(node.left, self.env) is isinstance(node.operator, cst.Or):
+                return left  # short circuit: the right side is never traced
+            return left.join(self.expr(node.right))
         if t is cst.Comparison:
             return self.comparison(node)
         if t is cst.Subscript:
             return self.subscript(node)
         if t is cst.IfExp:
             self.expr(node.test)
+            taken = self.traced_outcome(node.test, self.env)
+            if taken is not None:
+                return self.expr(node.body if taken else node.orelse)
             return self.expr(node.body).join(self.expr(node.orelse))
         if t is cst.Tuple or t is cst.List:
             vals = [self.expr(el.value) for el in node.elements]

@@ -151,6 +151,9 @@ class FileModel:
         self.document_line = None
         # Events of the program-order walk (engine/order.py), which stops at _MAX_EVENTS.
         self.program_events = 0
+        # The arms of branches no trace of their function takes (engine/live_branches.py),
+        # by function: an `if` body or `else`, a conditional expression's side.
+        self.untraced_arms: dict[FunctionInfo, set[cst.CSTNode]] = {}
         self._counter = 0
 
     # ------------------------------------------------------------------ build
@@ -332,14 +335,31 @@ class FileModel:
         return self._function_of_node.get(node)
 
     def traced_function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
-        """The function containing `node`, if it is traced."""
+        """The function containing `node`, if it is traced and the trace runs `node`."""
         f = self._enclosing.get(node)
-        return f if f is not None and f.traced else None
+        return f if f is not None and f.traced and self.traced_here(node) else None
 
     def abstract_function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
-        """The function containing `node`, if its values are abstract tracers."""
+        """The function containing `node`, if its values are abstract tracers there."""
         f = self._enclosing.get(node)
-        return f if f is not None and f.abstract else None
+        return f if f is not None and f.abstract and self.traced_here(node) else None
+
+    def traced_here(self, node: cst.CSTNode) -> bool:
+        """Whether a trace of the function containing `node` runs it: False inside an arm
+        of a branch whose test has the other value in every trace (`if not for_jit:` where
+        every traced caller passes `for_jit=True`). True outside traced functions."""
+        f = self._enclosing.get(node)
+        dead = self.untraced_arms.get(f) if f is not None else None
+        if not dead:
+            return True
+        if node in dead:
+            return False
+        for anc in self.ancestors(node):
+            if anc in dead:
+                return False
+            if anc is f.node:
+                break
+        return True
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
         scope = self._scope_of.get(node)

@@ -41,6 +41,9 @@ class Rule:
     raises: ClassVar[Optional[str]] = None
     # Other exceptions some of its findings name (each finding passes its own `expected`).
     also_raises: ClassVar[tuple[str, ...]] = ()
+    # Reports what code does when a trace runs it: a finding in an arm of a branch that no
+    # trace of its function takes (`FileModel.traced_here`) is dropped.
+    traced_code: ClassVar[bool] = False
 
     def __init__(self, model: FileModel, settings: Optional[Any] = None):
         self.model = model
@@ -85,6 +88,7 @@ class TracedValueRule(Rule):
     """Shared by the rules about Python operations on traced values (JAX2xx)."""
 
     confirm_kind = "trace-error"
+    traced_code = True
 
     def traced(self, expr: cst.BaseExpression, conversion: Optional[str] = None) -> Optional[FunctionInfo]:
         """The traced function if `expr` is a tracer inside one, and the operation fails.

@@ -20,6 +20,7 @@ _GET_LOGGER = frozenset({"logging.getLogger", "absl.logging.get_absl_logger"})
 
 class TraceTimeSideEffect(Rule):
     code = "JAX101"
+    traced_code = True
     name = "trace-time-side-effect"
     summary = "print / logging / file writes in traced code run once, at trace time, on tracers"
     severity = "warning"

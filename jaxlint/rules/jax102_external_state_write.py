@@ -40,6 +40,7 @@ _CONTAINER_CALLS: frozenset[str] = frozenset({
 
 class ExternalStateWrite(Rule):
     code = "JAX102"
+    traced_code = True
     name = "external-state-write"
     summary = "traced code writes to a global, a closure or `self`: once per trace, and tracers leak"
     confirm_kind = "leak"

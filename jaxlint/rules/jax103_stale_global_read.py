@@ -12,6 +12,7 @@ from jaxlint.rules.base import Rule
 
 class StaleGlobalRead(Rule):
     code = "JAX103"
+    traced_code = True
     name = "stale-global-read"
     summary = "a jitted function reads a global that is rebound later: jit keeps the value it traced with"
     confirm_kind = "stale-global"

@@ -31,6 +31,7 @@ _CLOCKS = frozenset({
 
 class TraceTimeRandomness(Rule):
     code = "JAX104"
+    traced_code = True
     name = "trace-time-randomness"
     summary = "NumPy / `random` draws and clock reads in jitted code are baked in at trace time"
     # Confirmed like an iterator: the jitted result differs from a disable_jit run.

@@ -22,6 +22,7 @@ _ITERATOR_MODULES = ("itertools",)
 
 class IteratorInTracedBody(Rule):
     code = "JAX105"
+    traced_code = True
     name = "iterator-in-traced-body"
     summary = "an outside iterator consumed in a jitted function or lax body advances only at trace time"
     confirm_kind = "iterator"

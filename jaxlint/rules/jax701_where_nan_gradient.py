@@ -20,6 +20,7 @@ _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 class WhereNanGradient(Rule):
     code = "JAX701"
+    traced_code = True
     name = "where-nan-gradient"
     summary = ("jnp.where(cond, jnp.sqrt(x), 0) under grad: the untaken branch's inf derivative "
                "makes the gradient NaN")
