@@ -120,22 +120,21 @@ def _call_work(model, call, env, batch, depth, work, times):
         cost = _product(sizes[:-1]) if q in PRODUCT_COST_FUNCTIONS else max(sizes)
         work.add(cost, times, batch)
         return out
-    callee = called_function(model, call)
-    if callee is not None and depth < _DEPTH and not callee.is_lambda and not _decorated(callee) \
-            and isinstance(callee.node, cst.FunctionDef) and not callee.vararg and not callee.kwarg:
-        inner = _bind(model, call, callee, env, batch, depth, work, times, None)
-        return None if inner is None else _body_work(model, callee, inner, batch, depth + 1, work, times)
     mapped = _vmapped(model, call)
-    if mapped is not None and batch == 1 and depth < _DEPTH:
+    if mapped is not None:
+        if batch != 1 or depth >= _DEPTH:
+            return None
         callee, in_axes = mapped
         found = _bind(model, call, callee, env, batch, depth, work, times, in_axes)
-        if found is None:
+        if found is None or found[1] is None:
             return None
-        inner, size = found if isinstance(found, tuple) else (found, None)
-        if size is None:
-            return None
+        inner, size = found
         out = _body_work(model, callee, inner, size, depth + 1, work, times)
         return None if out is None else (size,) + out
+    callee = _plain_def(model, call)
+    if callee is not None and depth < _DEPTH:
+        inner = _bind(model, call, callee, env, batch, depth, work, times, None)
+        return None if inner is None else _body_work(model, callee, inner, batch, depth + 1, work, times)
     return None
 
 
@@ -149,6 +148,18 @@ def _contracted(name: str, a: tuple, b: tuple):
     if not 1 <= len(a) <= 2 or not 1 <= len(b) <= 2:
         return None
     return a[:-1] + (b[1:] if name != "inner" or len(b) == 1 else b[:-1])
+
+
+def _plain_def(model, call: cst.Call):
+    """The undecorated `def` of this file that `f(x)` names directly (not a name bound to
+    `jax.jit(f)` or `jax.vmap(f)`): calling it runs its body eagerly."""
+    if not isinstance(call.func, cst.Name):
+        return None
+    binding = model.binding_in_effect(call.func)
+    callee = getattr(binding, "function", None)
+    if callee is None or callee.is_lambda or _decorated(callee) or callee.vararg or callee.kwarg:
+        return None
+    return callee
 
 
 def _decorated(callee) -> bool:
