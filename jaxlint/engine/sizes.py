@@ -302,7 +302,8 @@ def _subscript_shape(model, expr: cst.Subscript, env, depth):
             return None
         dim = dims.pop(0)
         if isinstance(part, cst.Slice):
-            bounds = [None if b is None else stated_value(model, b, _ints(env)) for b in (part.lower, part.upper, part.step)]
+            parts = (part.lower, part.upper, part.step)
+            bounds = [None if b is None else stated_value(model, b, _ints(env)) for b in parts]
             if all(b is None or isinstance(b, int) for b in bounds) and all(
                     b is not None for b, n in zip(bounds, (part.lower, part.upper, part.step)) if n is not None):
                 dim = len(range(dim)[slice(*bounds)])
@@ -327,9 +328,11 @@ def _call_shape(model, call: cst.Call, env, depth):
         return (n,) if isinstance(n, int) else None
     if q in ("jax.numpy.arange", "numpy.arange"):
         bounds = [stated_value(model, a.value, _ints(env)) for a in args]
-        if set(keywords) - {"dtype"} or not 1 <= len(bounds) <= 3 or not all(isinstance(b, (int, float)) for b in bounds):
+        if set(keywords) - {"dtype"} or not 1 <= len(bounds) <= 3 \
+                or not all(isinstance(b, (int, float)) for b in bounds):
             return None
-        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], bounds[2] if len(bounds) > 2 else 1)
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
+            (*bounds[:2], bounds[2] if len(bounds) > 2 else 1)
         return (max(0, -(-(stop - start) // step)),) if step else None
     if q in _SHAPE_ARGS:
         position, keyword = _SHAPE_ARGS[q]

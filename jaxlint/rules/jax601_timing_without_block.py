@@ -69,7 +69,8 @@ class TimingWithoutBlock(Rule):
                 continue
             if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop) \
                     or any(self._raises(c) for c in region) or self._scalars_after_wait(work, region) \
-                    or self._repeats_synced_loop(work, region, first) or self._dispatch_bound(self._between(start, stop)):
+                    or self._repeats_synced_loop(work, region, first) \
+                    or self._dispatch_bound(self._between(start, stop)):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
