@@ -42,3 +42,373 @@ def traced_operations(model, body: cst.CSTNode, depth: int = 0) -> int:
             total += 1
         stack.extend(children(node))
     return total
+
+
+# ------------------------------------------------------------ eager dispatches
+class EagerWork:
+    """What a call run eagerly dispatches, op by op: how many ops at least, and the most
+    elements any one of them touches."""
+
+    def __init__(self):
+        self.ops = 0
+        self.largest = 0
+        self.batched = False  # some op runs under an eager `vmap`
+        self.repeats = 1  # the most times one op site runs
+
+    def add(self, elements: int, times: int = 1, batch: int = 1):
+        self.ops += times
+        self.largest = max(self.largest, elements * batch)
+        self.batched |= batch > 1
+        self.repeats = max(self.repeats, times)
+
+
+def eager_statements_work(model, statements) -> "EagerWork | None":
+    """The `EagerWork` of module- or function-level statements run in order (a timed
+    region): assignments and bare calls of eager work, `for` loops with a stated trip
+    count. None where any statement is not followed."""
+    work = EagerWork()
+    found = _statements(model, list(statements), {}, 1, 0, work, 1, outer=True)
+    return work if found is _NO_RETURN else None
+
+
+def eager_work(model, call: cst.Call, env: dict, batch: int = 1, depth: int = 0):
+    """The `EagerWork` of `call` run outside any transform, where every operand's size is
+    stated (engine.sizes.array_shape) and every op's cost is known from the tables
+    (LINEAR_COST_FUNCTIONS, PRODUCT_COST_FUNCTIONS, arithmetic and basic indexing): a
+    function of this file is followed through its body with its parameters bound to
+    the shapes its call passes, `jax.vmap(f, in_axes=...)(...)` with each op batched.
+    None where anything is unknown (a jitted function, a library call, an unsized array)."""
+    work = EagerWork()
+    return work if _call_work(model, call, env, batch, depth, work, 1) is not None else None
+
+
+def _call_work(model, call, env, batch, depth, work, times):
+    """The shape of `call`'s result, adding its ops to `work`; None if unknown."""
+    from jaxlint.engine.sizes import array_shape
+    from jaxlint.jax_api import LINEAR_COST_FUNCTIONS, PRODUCT_COST_FUNCTIONS
+
+    q = model.qualname(call.func) or ""
+    if q in LINEAR_COST_FUNCTIONS or q in PRODUCT_COST_FUNCTIONS:
+        shapes = []
+        for a in call.args:
+            if a.star:
+                return None
+            if isinstance(a.value, (cst.ListComp, cst.List, cst.Tuple)) and a.keyword is None:
+                shape = _sequence_work(model, a.value, env, batch, depth, work, times)
+            elif a.keyword is not None and a.keyword.value in ("dtype", "axis", "num", "endpoint"):
+                continue
+            else:
+                shape = _expr_work(model, a.value, env, batch, depth, work, times)
+            if shape is None:
+                return None
+            shapes.append(shape)
+        out = array_shape(model, call, env) if not any(isinstance(a.value, cst.ListComp) for a in call.args) else None
+        if out is None and q in PRODUCT_COST_FUNCTIONS and len(shapes) == 2:
+            out = _contracted(q.rsplit(".", 1)[1], *shapes)
+        if out is None and q.endswith((".array", ".asarray", ".stack")) and len(shapes) == 1:
+            out = shapes[0]
+        if out is None and q in LINEAR_COST_FUNCTIONS and q.rsplit(".", 1)[1] in _REDUCTIONS \
+                and len(shapes) == 1 and not any(a.keyword is not None for a in call.args):
+            out = ()
+        if out is None and q in LINEAR_COST_FUNCTIONS and shapes and q.rsplit(".", 1)[1] not in _REDUCTIONS:
+            out = shapes[0]
+            for s in shapes[1:]:
+                out = _broadcast(out, s)
+        if out is None:
+            return None
+        sizes = [_elements(s) for s in shapes] + [_elements(out)]
+        cost = _product(sizes[:-1]) if q in PRODUCT_COST_FUNCTIONS else max(sizes)
+        work.add(cost, times, batch)
+        return out
+    mapped = _vmapped(model, call)
+    if mapped is not None:
+        if batch != 1 or depth >= _DEPTH:
+            return None
+        callee, in_axes = mapped
+        found = _bind(model, call, callee, env, batch, depth, work, times, in_axes)
+        if found is None or found[1] is None:
+            return None
+        inner, size = found
+        out = _body_work(model, callee, inner, size, depth + 1, work, times)
+        return None if out is None else (size,) + out
+    callee = _plain_def(model, call)
+    if callee is not None and depth < _DEPTH:
+        inner = _bind(model, call, callee, env, batch, depth, work, times, None)
+        return None if inner is None else _body_work(model, callee, inner, batch, depth + 1, work, times)
+    return None
+
+
+def _contracted(name: str, a: tuple, b: tuple):
+    """The result shape of `jnp.dot(a, b)` / `matmul` / `inner` / `vdot` / `outer` on shapes
+    of rank 1 or 2 (None for other ranks)."""
+    if name == "outer":
+        return (_elements(a), _elements(b))
+    if name == "vdot":
+        return ()
+    if not 1 <= len(a) <= 2 or not 1 <= len(b) <= 2:
+        return None
+    return a[:-1] + (b[1:] if name != "inner" or len(b) == 1 else b[:-1])
+
+
+def _plain_def(model, call: cst.Call):
+    """The undecorated `def` of this file that `f(x)` names directly (not a name bound to
+    `jax.jit(f)` or `jax.vmap(f)`): calling it runs its body eagerly."""
+    if not isinstance(call.func, cst.Name):
+        return None
+    binding = model.binding_in_effect(call.func)
+    callee = getattr(binding, "function", None)
+    if callee is None or callee.is_lambda or _decorated(callee) or callee.vararg or callee.kwarg:
+        return None
+    return callee
+
+
+def _decorated(callee) -> bool:
+    """A def under a transform's decorator: a call of it runs transformed (the contexts of
+    other call sites, `jax.jit(f)` elsewhere, leave a direct call `f(x)` eager)."""
+    return bool(callee.node.decorators) if isinstance(callee.node, cst.FunctionDef) else True
+
+
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "any", "all"})
+
+
+def _broadcast(a, b):
+    from jaxlint.engine.sizes import broadcast
+    return broadcast(a, b)
+
+
+def _elements(shape) -> int:
+    return _product(list(shape))
+
+
+def _product(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def _vmapped(model, call: cst.Call):
+    """`jax.vmap(f, in_axes=(None, 0))(...)`, or a call of a name bound to it: the
+    function of this file it maps, and its `in_axes` (ints and None) or None."""
+    from jaxlint.engine.sizes import stated_value
+
+    func = call.func
+    if isinstance(func, cst.Name):
+        binding = model.binding_in_effect(func)
+        func = getattr(getattr(binding, "node", None), "value", None)
+    if not isinstance(func, cst.Call) or model.qualname(func.func) != "jax.vmap" or not func.args:
+        return None
+    callee = model.resolve_function(func.args[0].value) if isinstance(func.args[0].value, cst.Name) else None
+    if callee is None or _decorated(callee) or not isinstance(callee.node, cst.FunctionDef):
+        return None
+    keywords = {a.keyword.value: a.value for a in func.args if a.keyword is not None}
+    positional = [a.value for a in func.args[1:] if a.keyword is None]
+    if set(keywords) - {"in_axes", "out_axes"}:
+        return None
+    axes = keywords.get("in_axes", positional[0] if positional else None)
+    if axes is None:
+        return callee, 0
+    if isinstance(axes, cst.Name) and axes.value == "None":
+        return None
+    value = stated_value(model, axes) if not isinstance(axes, cst.Tuple) else tuple(
+        None if isinstance(el.value, cst.Name) and el.value.value == "None" else stated_value(model, el.value)
+        for el in axes.elements)
+    out = keywords.get("out_axes")
+    if out is not None and stated_value(model, out) != 0:
+        return None
+    return callee, value
+
+
+def _bind(model, call, callee, env, batch, depth, work, times, in_axes):
+    """The callee's parameters bound to the shapes the call passes (with `in_axes`: the
+    mapped axis taken off, and the batch size as the second item)."""
+    params = list(callee.positional)
+    if any(a.keyword is not None or a.star for a in call.args) or len(call.args) != len(params):
+        return None
+    inner, size = {}, None
+    for i, (param, arg) in enumerate(zip(params, call.args)):
+        shape = _expr_work(model, arg.value, env, batch, depth, work, times)
+        if shape is None:
+            return None
+        if in_axes is not None:
+            axis = in_axes[i] if isinstance(in_axes, tuple) else in_axes
+            if axis is not None:
+                if axis != 0 or not shape or size not in (None, shape[0]):
+                    return None
+                size, shape = shape[0], shape[1:]
+        inner[param] = shape
+    return (inner, size) if in_axes is not None else inner
+
+
+def _expr_work(model, expr, env, batch, depth, work, times):
+    """The shape of `expr`, adding the ops it dispatches to `work`."""
+    from jaxlint.engine.sizes import array_shape
+
+    if isinstance(expr, cst.Call):
+        return _call_work(model, expr, env, batch, depth, work, times)
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.MatrixMultiply):
+            return None
+        left = _expr_work(model, expr.left, env, batch, depth, work, times)
+        right = _expr_work(model, expr.right, env, batch, depth, work, times)
+        if left is None or right is None:
+            return None
+        out = _broadcast(left, right)
+        if out or left or right:
+            work.add(_elements(out), times, batch)
+        return out
+    if isinstance(expr, cst.UnaryOperation):
+        inner = _expr_work(model, expr.expression, env, batch, depth, work, times)
+        if inner:
+            work.add(_elements(inner), times, batch)
+        return inner
+    if isinstance(expr, cst.Subscript):
+        for el in expr.slice:
+            part = el.slice
+            for bound in ((part.lower, part.upper, part.step) if isinstance(part, cst.Slice) else (part.value,)):
+                if isinstance(bound, cst.Name) and bound.value == "None":
+                    continue
+                if bound is not None and _expr_work(model, bound, env, batch, depth, work, times) is None:
+                    return None
+        base = _expr_work(model, expr.value, env, batch, depth, work, times)
+        out = array_shape(model, expr, env)
+        if base is None or out is None:
+            return None
+        if base:
+            work.add(_elements(base), times, batch)
+        return out
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float)):
+        return array_shape(model, expr, env)
+    return None
+
+
+def _sequence_work(model, seq, env, batch, depth, work, times):
+    """`[jnp.dot(x[i - 1:i + 2], w) for i in range(1, len(x) - 1)]` or `[a, b]` handed to
+    `jnp.array` / `jnp.stack`: the stacked shape; each element's ops run once per item."""
+    if isinstance(seq, cst.ListComp):
+        clause = seq.for_in
+        if clause.inner_for_in is not None or clause.ifs or not isinstance(clause.target, cst.Name):
+            return None
+        count = _trip_count(model, clause.iter, env)
+        if count is None:
+            return None
+        shape = _expr_work(model, seq.elt, {**env, clause.target.value: ()}, batch, depth, work, times * count)
+        return None if shape is None else (count,) + shape
+    shapes = [_expr_work(model, el.value, env, batch, depth, work, times) for el in seq.elements]
+    if not shapes or any(s is None or isinstance(el, cst.StarredElement) or s != shapes[0]
+                         for s, el in zip(shapes, seq.elements)):
+        return None
+    return (len(shapes),) + shapes[0]
+
+
+def _trip_count(model, iterable, env) -> int | None:
+    """How many items `range(...)` (bounds stated, `len(x)` of a sized `x`) or
+    `enumerate(x)` / iterating a sized array gives."""
+    from jaxlint.engine.sizes import array_shape
+
+    if isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "builtins.range":
+        bounds = [_int(model, a.value, env) for a in iterable.args]
+        if not 1 <= len(bounds) <= 3 or any(b is None for b in bounds) or any(a.keyword for a in iterable.args):
+            return None
+        return len(range(*bounds)) if len(bounds) < 3 or bounds[2] else None
+    if isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "builtins.enumerate" \
+            and len(iterable.args) == 1:
+        iterable = iterable.args[0].value
+    shape = array_shape(model, iterable, env)
+    return shape[0] if shape else None
+
+
+def _int(model, expr, env) -> int | None:
+    from jaxlint.engine.sizes import array_shape, stated_value
+
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) == "builtins.len" and len(expr.args) == 1:
+        shape = array_shape(model, expr.args[0].value, env)
+        return shape[0] if shape else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+        left, right = _int(model, expr.left, env), _int(model, expr.right, env)
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(expr.operator, cst.Add) else left - right
+    value = stated_value(model, expr)
+    return value if isinstance(value, int) else None
+
+
+def _body_work(model, callee, env, batch, depth, work, times):
+    """Follow `callee`'s body in order with `env`: each assignment binds a shape, a `for`
+    over a sized array or a stated `range` runs its body that many times; the shape of
+    the one `return`. None at any statement it does not follow."""
+    env = dict(env)
+    out = _block_work(model, callee.node.body, env, batch, depth, work, times)
+    return out if isinstance(out, tuple) else None
+
+
+_NO_RETURN = object()
+
+
+def _block_work(model, block, env, batch, depth, work, times):
+    body = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    return _statements(model, body, env, batch, depth, work, times)
+
+
+def _statements(model, body, env, batch, depth, work, times, outer=False):
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    if _expr_work(model, small.value, env, batch, depth, work, times) is None:
+                        return None
+                    continue
+                if isinstance(small, cst.Return) and not outer:
+                    return _expr_work(model, small.value, env, batch, depth, work, times) if small.value else None
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    shape = _expr_work(model, small.value, env, batch, depth, work, times)
+                    if shape is None:
+                        return None
+                    env[small.targets[0].target.value] = shape
+                elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) \
+                        and small.target.value in env and not isinstance(small.operator, cst.MatrixMultiplyAssign):
+                    value = _expr_work(model, small.value, env, batch, depth, work, times)
+                    if value is None:
+                        return None
+                    shape = _broadcast(env[small.target.value], value)
+                    work.add(_elements(shape), times, batch)
+                    env[small.target.value] = shape
+                else:
+                    return None
+        elif isinstance(stmt, cst.For) and stmt.orelse is None:
+            count = _trip_count(model, stmt.iter, env)
+            item = _loop_item(model, stmt, env)
+            if count is None or item is None:
+                return None
+            env.update(item)
+            if _statements(model, stmt.body.body, env, batch, depth, work, times * count, outer) is not _NO_RETURN:
+                return None
+        else:
+            return None
+    return _NO_RETURN
+
+
+def _loop_item(model, loop: cst.For, env):
+    """The names `for k, c in enumerate(coeffs)` / `for i in range(n)` / `for row in x`
+    binds, with their shapes (a counter is a Python int, `()`)."""
+    from jaxlint.engine.sizes import array_shape
+
+    it, target = loop.iter, loop.target
+    if isinstance(it, cst.Call) and model.qualname(it.func) == "builtins.range" and isinstance(target, cst.Name):
+        return {target.value: ()}
+    counter = None
+    if isinstance(it, cst.Call) and model.qualname(it.func) == "builtins.enumerate" and len(it.args) == 1 \
+            and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        counter, target, it = target.elements[0].value, target.elements[1].value, it.args[0].value
+        if not isinstance(counter, cst.Name):
+            return None
+    shape = array_shape(model, it, env)
+    if not shape or not isinstance(target, cst.Name):
+        return None
+    out = {target.value: shape[1:]}
+    if counter is not None:
+        out[counter.value] = ()
+    return out

@@ -225,3 +225,132 @@ def _bind_star(model, call: cst.Call, env, depth):
         else:
             positional.append(value)
     return positional, keywords
+
+
+# ------------------------------------------------------------ array shapes
+#: Constructors whose shape argument is at (position, keyword): `jnp.zeros((3, 11))`,
+#: `random.normal(key, (1000,))`, `np.random.normal(size=[3, 11])`.
+_SHAPE_ARGS = {
+    **{f"jax.numpy.{n}": (0, "shape") for n in ("zeros", "ones", "empty", "full")},
+    **{f"numpy.{n}": (0, "shape") for n in ("zeros", "ones", "empty", "full")},
+    **{f"jax.random.{n}": (1, "shape") for n in ("normal", "uniform", "bernoulli", "gumbel", "laplace",
+                                                   "logistic", "cauchy", "exponential", "truncated_normal")},
+    **{f"numpy.random.{n}": (2, "size") for n in ("normal", "uniform", "laplace", "logistic", "gumbel")},
+}
+_LIKE = frozenset(f"{m}.{n}" for m in ("jax.numpy", "numpy")
+                  for n in ("zeros_like", "ones_like", "empty_like", "full_like", "asarray", "array", "sort"))
+_DIMS_ARGS = frozenset({"numpy.random.rand", "numpy.random.randn"})
+
+
+def broadcast(a: tuple, b: tuple) -> Optional[tuple]:
+    """NumPy broadcasting of two shapes whose entries are upper bounds of the dims: the
+    result's dim is at most the larger bound; None where the dims cannot meet."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+def array_shape(model, expr: cst.BaseExpression, env: Optional[dict] = None, depth: int = 0) -> Optional[tuple]:
+    """Upper bounds of the dims of the array `expr` evaluates to, from sizes the code
+    states: constructors with stated sizes (`jnp.linspace(-1, 1, 500)`,
+    `random.normal(key, (1000,))`, `jnp.ones((3, 11))`), the binding in effect of a name
+    (notebook cells included), broadcasting arithmetic and slicing. `env` maps the
+    names of a function being followed to the shapes of what its call passes. A Python
+    number is `()`. None where any size is unknown."""
+    env = env or {}
+    if depth > _DEPTH:
+        return None
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return ()
+    if isinstance(expr, cst.Name):
+        if expr.value in env:
+            return env[expr.value]
+        binding = model.binding_in_effect(expr)
+        node = getattr(binding, "node", None)
+        if binding is None or not isinstance(node, cst.Assign):
+            return None
+        return array_shape(model, node.value, {}, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return array_shape(model, expr.expression, env, depth + 1)
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        left = array_shape(model, expr.left, env, depth + 1)
+        right = array_shape(model, expr.right, env, depth + 1)
+        return broadcast(left, right) if left is not None and right is not None else None
+    if isinstance(expr, cst.Subscript):
+        return _subscript_shape(model, expr, env, depth)
+    if isinstance(expr, cst.Call):
+        return _call_shape(model, expr, env, depth)
+    return None
+
+
+def _subscript_shape(model, expr: cst.Subscript, env, depth):
+    """`x[i - 1:i + 2]`, `x[0]`, `x[:, None]`: basic indexing never grows a dim, so an
+    unknown slice bound keeps the base's bound."""
+    base = array_shape(model, expr.value, env, depth + 1)
+    if base is None:
+        return None
+    dims, out = list(base), []
+    for el in expr.slice:
+        part = el.slice
+        if isinstance(part, cst.Index) and isinstance(part.value, cst.Name) and part.value.value == "None":
+            out.append(1)
+            continue
+        if not dims:
+            return None
+        dim = dims.pop(0)
+        if isinstance(part, cst.Slice):
+            parts = (part.lower, part.upper, part.step)
+            bounds = [None if b is None else stated_value(model, b, _ints(env)) for b in parts]
+            if all(b is None or isinstance(b, int) for b in bounds) and all(
+                    b is not None for b, n in zip(bounds, (part.lower, part.upper, part.step)) if n is not None):
+                dim = len(range(dim)[slice(*bounds)])
+            out.append(dim)
+        elif isinstance(part, cst.Index) and array_shape(model, part.value, env, depth + 1) != ():
+            return None  # an array index: advanced indexing sizes the result by the index
+    return tuple(out + dims)
+
+
+def _ints(env: dict) -> dict:
+    """The Python ints among `env`'s entries (a loop counter is an int, not a shape)."""
+    return {k: v for k, v in env.items() if isinstance(v, int)}
+
+
+def _call_shape(model, call: cst.Call, env, depth):
+    q = model.qualname(call.func) or ""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if q in ("jax.numpy.linspace", "numpy.linspace"):
+        num = keywords.get("num", args[2].value if len(args) > 2 else None)
+        n = 50 if num is None else stated_value(model, num, _ints(env))
+        return (n,) if isinstance(n, int) else None
+    if q in ("jax.numpy.arange", "numpy.arange"):
+        bounds = [stated_value(model, a.value, _ints(env)) for a in args]
+        if set(keywords) - {"dtype"} or not 1 <= len(bounds) <= 3 \
+                or not all(isinstance(b, (int, float)) for b in bounds):
+            return None
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
+            (*bounds[:2], bounds[2] if len(bounds) > 2 else 1)
+        return (max(0, -(-(stop - start) // step)),) if step else None
+    if q in _SHAPE_ARGS:
+        position, keyword = _SHAPE_ARGS[q]
+        shape = keywords.get(keyword, args[position].value if len(args) > position else None)
+        value = stated_value(model, shape, _ints(env)) if shape is not None else None
+        if isinstance(value, int):
+            value = (value,)
+        return value if isinstance(value, tuple) and all(isinstance(d, int) for d in value) else None
+    if q in _DIMS_ARGS:
+        dims = tuple(stated_value(model, a.value, _ints(env)) for a in args)
+        return dims if not keywords and dims and all(isinstance(d, int) for d in dims) else None
+    if q in _LIKE and args:
+        inner = args[0].value
+        if isinstance(inner, (cst.List, cst.Tuple)) and q.endswith(("array", "asarray")):
+            items = [array_shape(model, el.value, env, depth + 1) if not isinstance(el, cst.StarredElement) else None
+                     for el in inner.elements]
+            if not items or any(i is None or i != items[0] for i in items):
+                return None
+            return (len(items),) + items[0]
+        return array_shape(model, inner, env, depth + 1)
+    return None

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.cost import eager_statements_work
 from jaxlint.engine.callees import (argument_for, call_sites, entering_instances, entering_withs, function_of_callable,
                                      passed_arguments)
 from jaxlint.engine.functions import FunctionInfo
@@ -13,7 +14,7 @@ from jaxlint.engine.model import walk
 from jaxlint.engine.order import compiles_first
 from jaxlint.engine.values import Shape
 from jaxlint.engine.scopes import BindingKind, target_names
-from jaxlint.jax_api import (SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
+from jaxlint.jax_api import (DISPATCH_BOUND_ELEMENTS, DISPATCH_BOUND_MIN_OPS, SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, NUMPY_CONVERTING_METHODS, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -68,7 +69,8 @@ class TimingWithoutBlock(Rule):
                 continue
             if self._may_sync_after(work, region, stop, first) or self._rate_limit(stop) \
                     or any(self._raises(c) for c in region) or self._scalars_after_wait(work, region) \
-                    or self._repeats_synced_loop(work, region, first):
+                    or self._repeats_synced_loop(work, region, first) \
+                    or self._dispatch_bound(self._between(start, stop)):
                 continue
             yield self._with_fix(self.report(
                 stop, f"`{self.source(stop.func)}()` stops the timer while `{self.source(work)}`"
@@ -249,13 +251,49 @@ class TimingWithoutBlock(Rule):
             region = [c for c in calls if line in set(model.ancestors(c))]
             work = self._last_work(region, model.function_of(line))
             if work is None or self._blocked(work, region) or not self._dispatches_when_called(work) \
-                    or self._times_compile(work) or magic.split()[0] == "time" and self._compiles_first(work, region):
+                    or self._times_compile(work) or magic.split()[0] == "time" and self._compiles_first(work, region) \
+                    or self._dispatch_bound([line], repeated=_repeats(magic)):
                 continue
             yield self._with_fix(self.report(
                 work, f"`%{magic}` times `{self.source(work)}`, which returns as soon as the work is "
                       f"dispatched: JAX runs asynchronously, so it measures only the dispatch, not the "
                       f"computation; time `{self.source(work)}.block_until_ready()`",
                 model.function_of(line), work=self.source(work)), work)
+
+    def _dispatch_bound(self, statements: Optional[list], repeated: bool = False) -> bool:
+        """The timed statements dispatch only eager ops on arrays whose sizes the code
+        states, each small enough that the device finishes it before the next dispatch
+        returns (engine.cost.eager_statements_work; bounds in DISPATCH_BOUND_ELEMENTS):
+        the clock then misses at most the last op in flight, little against the many
+        dispatches it times (`%timeit convolve(x, w)` on 6 elements, an eager `vmap` of a
+        polynomial on 3x500 values). A jitted program, a library call or an unsized array
+        keeps the finding."""
+        if not statements:
+            return False
+        work = eager_statements_work(self.model, statements)
+        if work is None or not work.ops:
+            return False
+        if work.batched:
+            bound = DISPATCH_BOUND_ELEMENTS["vmap"]
+        elif repeated or work.repeats >= 100:
+            bound = DISPATCH_BOUND_ELEMENTS["repeated"]
+        else:
+            bound = DISPATCH_BOUND_ELEMENTS["eager"]
+        return work.largest <= bound and (repeated or work.ops >= DISPATCH_BOUND_MIN_OPS)
+
+    def _between(self, start: cst.Call, stop: cst.Call) -> Optional[list]:
+        """The statements after the one that starts the timer and before the one that
+        stops it, when both are in one block (None otherwise)."""
+        model = self.model
+        first, last = (next((a for a in model.ancestors(c) if isinstance(a, cst.SimpleStatementLine)), None)
+                       for c in (start, stop))
+        body = getattr(model.parent(first), "body", None) if first is not None else None
+        if not isinstance(body, (list, tuple)):
+            return None
+        where = {id(s): i for i, s in enumerate(body)}
+        if id(first) not in where or id(last) not in where:
+            return None
+        return list(body[where[id(first)] + 1:where[id(last)]])
 
     def _raises(self, call: cst.Call) -> bool:
         """A call of a function of this file with more positional arguments than it takes
@@ -821,6 +859,17 @@ class TimingWithoutBlock(Rule):
             return False
         passed = [argument_for(call, func, expr.value, shift) for call, shift in call_sites(model, func)]
         return bool(passed) and all(a is not None and model.value(a).shape is Shape.NUMPY for a in passed)
+
+
+def _repeats(magic: str) -> bool:
+    """`%timeit f(x)` runs the statement many times (unless told `-n 1`); `%time` once."""
+    parts = magic.split()
+    if not parts or parts[0] != "timeit":
+        return False
+    for i, part in enumerate(parts[:-1]):
+        if part == "-n" and parts[i + 1].isdigit() and int(parts[i + 1]) < 100:
+            return False
+    return True
 
 
 def _sizes_from_data(call: cst.Call, spec) -> bool:
