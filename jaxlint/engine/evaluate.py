@@ -644,7 +644,9 @@ class _Evaluator(Flow):
             q = self.model.qualname(iter_node.func)
             args = [a.value for a in iter_node.args if a.keyword is None]
             if q == "builtins.range":
-                return SCALAR if all(self.values.get(a, UNKNOWN).static for a in args) else UNKNOWN
+                # range() takes only Python ints (a tracer raises there, JAX2xx's finding),
+                # so its elements are Python ints whatever the bounds are known to be.
+                return SCALAR
             if q == "builtins.enumerate" and args:
                 return ("tuple", [SCALAR, self.iter_element(args[0], self.values.get(args[0], UNKNOWN))])
             if q == "builtins.zip":
