@@ -177,6 +177,22 @@ API_CHANGES: dict[str, RemovedAPI] = {
         "jax.flatten_fun_nokwargs": ("`jax.api_util.flatten_fun_nokwargs`", None),
         "jax.curry": ("`functools.partial(functools.partial, f)`", None),
     }),
+    # PartitionSpec's old homes: deprecated in 0.4.4, removed in 0.4.11 (read from the
+    # sdists of 0.4.4, 0.4.10 and 0.4.11: jax/experimental/__init__.py, pjit.py, pxla.py).
+    **_group("removed-function", "0.4.11", "0.4.4", {
+        "jax.experimental.PartitionSpec": ("`jax.sharding.PartitionSpec`", "jax.sharding.PartitionSpec",
+                                           "safe", "", "jax.sharding"),
+        "jax.experimental.pjit.PartitionSpec": ("`jax.sharding.PartitionSpec`", "jax.sharding.PartitionSpec",
+                                                "safe", "", "jax.sharding"),
+        "jax.interpreters.pxla.PartitionSpec": ("`jax.sharding.PartitionSpec`", "jax.sharding.PartitionSpec",
+                                                "safe", "", "jax.sharding"),
+    }),
+    # jax.experimental.pjit.with_sharding_constraint: deprecated by 0.4.20 (not in 0.4.14;
+    # the first warning release is not pinned down), removed in 0.4.24.
+    **_group("removed-function", "0.4.24", "", {
+        "jax.experimental.pjit.with_sharding_constraint": (
+            "`jax.lax.with_sharding_constraint`", "jax.lax.with_sharding_constraint", "safe", "", "jax.lax"),
+    }),
     # jax.lax.prod: removed in 0.4.24 (deprecated in 0.4.11).
     **_group("removed-function", "0.4.24", "0.4.11", {
         "jax.lax.prod": ("`math.prod`", None),

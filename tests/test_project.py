@@ -46,6 +46,7 @@ def test_alone_the_request_is_reported(tmp_path):
     {"train.py": ENABLE + "from pkg import model\n"},  # the launcher sets x64, then imports
     {"pkg/setup_x64.py": ENABLE},  # imported by the module below
     {"README.md": "Run with `JAX_ENABLE_X64=1 python train.py`.\n"},
+    {"pkg/README.md": "Set `JAX_ENABLE_X64=1` before running the model.\n"},
     {"scripts/run.sh": "export JAX_ENABLE_X64=True\npython -m pkg.model\n"},
     {"pkg/env.py": 'import os\nos.environ["JAX_ENABLE_X64"] = "1"\nimport model\n'},
     {"main.py": ENABLE + "import trainer\n", "trainer.py": "from pkg import model\n"},  # imported through another
@@ -60,6 +61,8 @@ def test_x64_enabled_for_the_program_elsewhere(tmp_path, files):
     {"scripts/other_experiment.py": ENABLE},  # an unrelated script: another program
     {"other.ipynb": '{"cells": [{"source": ["' + ENABLE.replace('"', '\\"').replace("\n", "\\n") + '"]}]}'},
     {"README.md": 'You may call `jax.config.update("jax_enable_x64", True)`.\n'},  # advice, not a setting
+    # A doc speaks for its own folder: notes on another experiment's `.envrc`.
+    {"benchmarks/NOTES.md": "The other repository exports `JAX_ENABLE_X64=true` in `.envrc`.\n"},
     {"tests/conftest.py": 'import jax\njax.config.update("jax_enable_x64", False)\n'},
 ])
 def test_x64_not_enabled_for_this_program(tmp_path, files):

@@ -31,6 +31,8 @@ _TEXT_SUFFIXES = frozenset({
     ".py", ".ipynb", ".md", ".rst", ".txt", ".sh", ".bash", ".cfg", ".toml", ".ini",
     ".yaml", ".yml", ".env", ".envrc",
 })
+# Of those, the prose: it describes the code of its own folder.
+_DOC_SUFFIXES = (".md", ".rst", ".txt")
 _TEXT_NAMES = frozenset({"Makefile", "Dockerfile", ".env", ".envrc"})
 _SKIP_DIRS = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"})
 _MAX_FILES = 4000
@@ -51,8 +53,11 @@ _X64_ENV_ON = re.compile(
 class ProjectFacts:
     root: Optional[str]
     # A file that turns x64 on for every program of the project: a conftest.py, a
-    # script or config setting JAX_ENABLE_X64, a README telling to set it.
+    # script or config setting JAX_ENABLE_X64.
     x64_everywhere: Optional[str] = None
+    # Docs telling to set JAX_ENABLE_X64 (a README's `JAX_ENABLE_X64=1 python train.py`):
+    # each speaks for the code in its own folder and below, not for a sibling folder's.
+    x64_docs: tuple[str, ...] = ()
     # Modules (and notebooks) that turn x64 on when they run.
     x64_files: tuple[str, ...] = ()
     # Each module's name (`pkg/sub/mod.py` -> mod, `pkg/__init__.py` -> pkg) and the
@@ -70,9 +75,14 @@ class ProjectFacts:
         """
         if self.x64_everywhere:
             return self.x64_everywhere
-        if not self.x64_files or self.root is None:
+        if self.root is None:
             return None
         path = os.path.abspath(path)
+        for doc in self.x64_docs:
+            if _within(path, os.path.dirname(doc)):
+                return doc
+        if not self.x64_files:
+            return None
         if path in self.x64_files:
             return path
         names = dict(self.module_names)
@@ -182,6 +192,7 @@ def project_root(start: str, run_root: Optional[str] = None) -> str:
 @functools.lru_cache(maxsize=64)
 def _facts(root: str) -> ProjectFacts:
     x64_files: list[str] = []
+    x64_docs: list[str] = []
     names: list[tuple[str, str]] = []
     imports: list[tuple[str, frozenset[str]]] = []
     for path in _text_files(root):
@@ -201,10 +212,14 @@ def _facts(root: str) -> ProjectFacts:
                 return ProjectFacts(root, x64_everywhere=path)
             x64_files.append(path)
         elif _X64_ENV_ON.search(data):
+            if name.endswith(_DOC_SUFFIXES):
+                x64_docs.append(path)
+                continue
             return ProjectFacts(root, x64_everywhere=path)
     if not x64_files:
-        return ProjectFacts(root)
-    return ProjectFacts(root, x64_files=tuple(x64_files), module_names=tuple(names), imports=tuple(imports))
+        return ProjectFacts(root, x64_docs=tuple(x64_docs))
+    return ProjectFacts(root, x64_files=tuple(x64_files), x64_docs=tuple(x64_docs), module_names=tuple(names),
+                        imports=tuple(imports))
 
 
 def _module_name(path: str, root: str) -> str:

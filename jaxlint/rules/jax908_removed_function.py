@@ -13,5 +13,6 @@ class RemovedFunction(RemovedAPIChecks, Rule):
                "and other removed JAX functions raise AttributeError")
     severity = "error"
     raises = "AttributeError"
+    also_raises = ("ImportError",)  # `from jax.experimental import PartitionSpec`
     confirm_kind = "removed-api"
     migration = "removed-function"
