@@ -4,7 +4,8 @@
 Each repository is read from the bare git mirror that the project's ``fetch``
 tool leaves at ``<mirror-root>/<owner>+<name>/repo`` and extracted at the commit
 pinned in repos.tsv into ``<out>/<set>/<owner>__<name>/``.  Only ``.py`` and
-``.ipynb`` files are kept; for the ``library`` set test files (anything under a
+``.ipynb`` files are kept (with the docs, scripts and configs jaxlint's project facts read,
+and an empty ``.git`` marking the repository's root, as in a checkout); for the ``library`` set test files (anything under a
 ``tests/`` or ``test/`` directory, ``*_test.py``, ``test_*.py``, ``conftest.py``)
 are dropped too.
 
@@ -51,6 +52,12 @@ def find_mirror(root: Path, repo: str) -> Path:
     raise FileNotFoundError(f"no mirror for {repo} under {base} (run the fetch tool on github:{repo})")
 
 
+# The text files jaxlint's project facts read (jaxlint/engine/project.py), and its markers.
+_PROJECT_SUFFIXES = frozenset({".md", ".rst", ".txt", ".sh", ".bash", ".cfg", ".toml", ".ini", ".yaml", ".yml",
+                               ".env", ".envrc"})
+_PROJECT_NAMES = frozenset({"Makefile", "Dockerfile", ".env", ".envrc", "pyproject.toml", "setup.py", "setup.cfg"})
+
+
 def is_test_file(path: str) -> bool:
     p = PurePosixPath(path)
     if any(part in ("tests", "test", "testing") for part in p.parts[:-1]):
@@ -59,8 +66,16 @@ def is_test_file(path: str) -> bool:
     return n.endswith("_test.py") or n.startswith("test_") or n == "conftest.py"
 
 
+def project_context(path: str) -> bool:
+    """A text file jaxlint reads for the project around the code (docs, scripts and configs
+    that may set JAX_ENABLE_X64, the project markers): kept so that a file's project looks
+    as it does in a checkout; not linted, not counted."""
+    p = PurePosixPath(path)
+    return p.suffix in _PROJECT_SUFFIXES or p.name in _PROJECT_NAMES
+
+
 def keep(path: str, set_name: str, subpaths: list[str]) -> bool:
-    if not (path.endswith(".py") or path.endswith(".ipynb")):
+    if not (path.endswith(".py") or path.endswith(".ipynb") or project_context(path)):
         return False
     if subpaths != ["."] and not any(path == s or path.startswith(s.rstrip("/") + "/") for s in subpaths):
         return False
@@ -108,8 +123,12 @@ def extract(row: dict, mirror_root: Path, out_root: Path) -> tuple[int, int]:
         target = dest / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(blob)
+        if project_context(path):
+            continue
         nfiles += 1
         nlines += blob.count(b"\n")
+    # A checkout has a .git: the repository's root is its project's root, as for its users.
+    (dest / ".git").touch()
     if missing:
         print(f"  note: {row['repo']}: {missing} file(s) absent from the snapshot", file=sys.stderr)
     return nfiles, nlines
