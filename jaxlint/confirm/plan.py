@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jaxlint import jax_api
 from jaxlint.engine import FileModel
 from jaxlint.engine.functions import FunctionInfo
+from jaxlint.engine.live_branches import constant_parameter
 from jaxlint.engine.model import children
 from jaxlint.source import parse_source, read_source
 
@@ -158,6 +159,13 @@ class _Planner:
                 p["ann_text"] = self.model.module.code_for_node(ann)
             for site in sites.get(name, ()):
                 p.setdefault("site", site)
+            known, value = constant_parameter(self.model, info, name)
+            if known:
+                # Every trace the program makes gives it this Python constant: a traced
+                # stand-in would trace code the program never traces (a dead `if` arm).
+                p["static"] = True
+                p["site"] = {"value": value}
+                p["traced_value"] = value
             params.append(p)
         return {"qualname": info.qualname, "line": self.line(info.node),
                 "is_method": info.is_method, "params": params, "calls": self.call_sites(info),

@@ -207,6 +207,19 @@ def _literal(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString))
 
 
+_CONSTANTS = (bool, int, float, str, type(None))
+
+
+def constant_parameter(model, func: FunctionInfo, param: str) -> tuple[bool, object]:
+    """(True, value) when every traced run of `func` gives `param` the same Python constant
+    (`for_jit=True` at each jitted caller, a static argument passed as one literal): a
+    Python value in the program's every trace, never a tracer. (False, None) otherwise."""
+    value = _parameter_value(model, func, param, 0)
+    if value is _UNKNOWN or not isinstance(value, _CONSTANTS):
+        return False, None
+    return True, value
+
+
 def _owner_of(func: FunctionInfo, param: str) -> Optional[FunctionInfo]:
     """The function (`func` or one enclosing it) whose parameter `param` a read in `func` sees."""
     cur = func

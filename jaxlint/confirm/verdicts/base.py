@@ -355,7 +355,8 @@ class Job:
                 continue
             desc = [f"as called at line {call['line']}: ({_clip(call['args'])}) = "
                     + ", ".join(describe_value(v) for v in [*args, *kwargs.values()])]
-            yield synth.Args(list(args), kwargs, set(), desc)
+            args, kwargs, fixed = _as_traced(fplan, list(args), dict(kwargs))
+            yield synth.Args(args, kwargs, set(), desc + fixed)
 
     def first_args(self, entry: Entry, sig, is_method: bool, static: set):
         return next(iter(self.args_list(entry, sig, is_method, static, concrete=True)))
@@ -365,6 +366,28 @@ class Job:
 
     def ran_line(self, watch: LineWatch) -> int:
         return watch.ran(self.line, self.end_line, self.key)
+
+
+def _as_traced(fplan: dict, args: list, kwargs: dict):
+    """A call's arguments as the program's traces see them: a parameter that every traced
+    call gives one Python constant (`for_jit=True` from the jitted caller) takes it, though
+    this call (an eager one, or one leaving the default) gives another; tracing the call's
+    own value would trace an `if` arm the program never traces."""
+    params = fplan.get("params", [])
+    positional = [p["name"] for p in params if not p.get("kwonly")]
+    if fplan.get("is_method"):
+        positional = positional[1:]
+    fixed = []
+    for p in params:
+        if "traced_value" not in p:
+            continue
+        name, value = p["name"], p["traced_value"]
+        if name in positional and positional.index(name) < len(args):
+            args[positional.index(name)] = value
+        else:
+            kwargs[name] = value
+        fixed.append(f"{name}={value!r} as every traced call passes it")
+    return args, kwargs, fixed
 
 
 def _as_program_runs(fn, mode: str, traced, sig):
