@@ -915,6 +915,27 @@ NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
 })
 #: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
 NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
+#: Selections that keep an operand's values where a boolean condition holds and drop the rest:
+#: qualname -> (the condition's position, the operand's kept where it holds, the operand's kept
+#: where it does not, or None). Reverse mode gives every dropped element a cotangent of 0 and multiplies it by
+#: the operand's own derivative there, so an operation with an infinite derivative at a dropped
+#: element makes the gradient NaN (0 * inf) whichever selection drops it (checked under jax
+#: 0.10.2: `x ** 0.5` dropped at x = 0 by each of these gives a NaN gradient).
+NAN_GRADIENT_SELECTIONS: dict[str, tuple[int, int, Optional[int]]] = {
+    "jax.numpy.where": (0, 1, 2), "jax.lax.select": (0, 1, 2),
+    "jax.numpy.compress": (0, 1, None), "jax.numpy.extract": (0, 1, None),
+}
+#: Selections whose result has as many elements as the condition has True ones: like a
+#: boolean-mask index (`y[x > 0]`), they raise under jit (NonConcreteBooleanIndexError, JAX205)
+#: before any gradient is taken, unless `size=` fixes the length.
+MASK_SIZED_SELECTIONS: frozenset[str] = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
+#: Reductions whose `where=` mask drops elements of their first argument the same way
+#: (`jnp.sum(x ** 0.5, where=x > 0)` has a NaN gradient at x = 0; checked under jax 0.10.2).
+NAN_GRADIENT_MASKED_REDUCTIONS: frozenset[str] = frozenset({
+    f"jax.numpy.{name}" for name in (
+        "sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin",
+        "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin")
+} | {"jax.nn.logsumexp", "jax.scipy.special.logsumexp"})
 #: Wrappers that keep an argument in range, so its derivative stays finite:
 #: the double-where pattern, and clamping (`jnp.maximum(x, eps)`, `jnp.clip`).
 NAN_GRADIENT_SAFE_WRAPPERS: frozenset[str] = frozenset({

@@ -10,8 +10,9 @@ from jaxlint.engine.callees import module_passed
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.model import children
 
-from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_DIVISIONS,
-                             NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS,
+from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, MASK_SIZED_SELECTIONS,
+                             NAN_GRADIENT_DIVISIONS, NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_MASKED_REDUCTIONS,
+                             NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS, NAN_GRADIENT_SELECTIONS,
                              NAN_GRADIENT_SINGULAR, ZERO_PRESERVING_ROOTS)
 from jaxlint.rules.base import Rule
 
@@ -34,26 +35,24 @@ class WhereNanGradient(Rule):
 
     def check(self):
         model = self.model
-        reported = set()  # an operation bound to a name may reach several wheres
-        for call in model.nodes(cst.Call):
-            if not _is_where(model, call):
-                continue
-            if len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
-                continue
-            func = model.function_of(call)
+        reported = set()  # an operation bound to a name may reach several selections
+        for selection in _selections(model):
+            node, cond_expr = selection.node, selection.condition
+            func = model.function_of(node)
             if func is None or not _reverse_mode(func):
                 continue
-            cond = _condition(model, func, call.args[0].value)
-            guarded = _names(cond) | _names(call.args[0].value)
+            if selection.sized_by_mask and func.abstract:
+                continue  # a mask-sized result raises under jit first (JAX205)
+            cond = _condition(model, func, cond_expr)
+            guarded = _names(cond) | _names(cond_expr)
             if not guarded:
                 continue
-            safe = _safe_names(model, func.node, call)
+            safe = _safe_names(model, func.node, node)
             differentiated = _differentiated_names(model, func)
-            branches = (call.args[1].value, call.args[2].value)
-            for taken_when, branch in ((True, branches[0]), (False, branches[1])):
+            for taken_when, branch, other in selection.branches:
                 # The other branch's own where handles `w` near zero (`jnp.abs(w) < eps`):
                 # the code expects w == 0 where this branch is not taken.
-                near_zero = _zero_tested(model, func, branches[1] if taken_when else branches[0])
+                near_zero = _zero_tested(model, func, other) if other is not None else set()
                 for op, arg in _risky_through_names(model, func, branch):
                     if op in reported:
                         continue
@@ -84,13 +83,81 @@ class WhereNanGradient(Rule):
                     if _excluded_finite(model, cond, taken_when, op, arg, root) or _never_zero(model, func, op, arg):
                         continue
                     reported.add(op)
-                    yield self.report(op, (
-                        f"`{self.source(op)}` is differentiated where jnp.where does not take it: "
-                        f"under {_reverse_description(func)}, 0 times its inf derivative "
-                        f"makes the gradient NaN; make the argument safe first "
-                        f"(`safe = jnp.where(cond, {self.source(arg)}, 1.0)`) and use it in the "
-                        f"branch (the double-where pattern)"), func)
+                    yield self.report(op, self._message(selection, op, arg, func), func)
                     break
+
+    def _message(self, selection, op, arg, func) -> str:
+        head = (f"`{self.source(op)}` is differentiated where {selection.drops}: under "
+                f"{_reverse_description(func)}, 0 times its inf derivative makes the gradient NaN; ")
+        safe = f"`safe = jnp.where(cond, {self.source(arg)}, 1.0)`"
+        if selection.is_where:
+            return head + f"make the argument safe first ({safe}) and use it in the branch (the double-where pattern)"
+        if selection.is_index:
+            return head + (f"index the argument before the operation (`{self.source(arg)}[{self.source(selection.condition)}]`), "
+                           f"or make it safe first ({safe})")
+        return head + f"make the argument safe first ({safe}) and apply the operation to it"
+
+
+class _Selection:
+    """A selection that drops a value's elements where a condition says so: `node`, the
+    `condition`, and (taken when, kept operand, the other operand or None) per operand."""
+
+    def __init__(self, node, condition, branches, drops, sized_by_mask=False, is_where=False, is_index=False):
+        self.node = node
+        self.condition = condition
+        self.branches = branches
+        self.drops = drops
+        self.sized_by_mask = sized_by_mask
+        self.is_where = is_where
+        self.is_index = is_index
+
+
+def _selections(model) -> Iterator[_Selection]:
+    """Every `jnp.where` / `lax.select` / `jnp.compress` / `jnp.extract`, reduction with a
+    `where=` mask, and boolean-mask index (`y[x > 0]`) of the file: each drops elements,
+    and under reverse mode each dropped element gets a cotangent of 0."""
+    code = model.module.code_for_node
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        spec = NAN_GRADIENT_SELECTIONS.get(q) if q else None
+        if spec is None and _is_where(model, call):
+            spec = NAN_GRADIENT_SELECTIONS["jax.numpy.where"]
+        if spec is not None:
+            cond_at, kept, dropped = spec
+            n = 2 if dropped is None else 3
+            positional = call.args[:n]
+            # A where / select has exactly its three operands; compress takes `axis`, `size`.
+            if len(positional) != n or any(a.keyword is not None or a.star for a in positional) \
+                    or len(call.args) > n and q not in MASK_SIZED_SELECTIONS:
+                continue
+            values = [a.value for a in positional]
+            name = (q or "jnp.where").replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+            if dropped is None:
+                sized = not any(a.keyword is not None and a.keyword.value == "size" for a in call.args)
+                yield _Selection(call, values[cond_at], [(True, values[kept], None)], f"{name} drops it",
+                                 sized_by_mask=sized)
+            else:
+                yield _Selection(call, values[cond_at], [(True, values[kept], values[dropped]),
+                                                         (False, values[dropped], values[kept])],
+                                 f"{name} does not take it", is_where=True)
+        elif q in NAN_GRADIENT_MASKED_REDUCTIONS:
+            mask = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "where"), None)
+            first = call.args[0] if call.args else None
+            if mask is None or first is None or first.keyword is not None or first.star:
+                continue
+            name = q.replace("jax.numpy.", "jnp.")
+            yield _Selection(call, mask, [(True, first.value, None)],
+                             f"the `where=` mask of {name} leaves it out")
+    for sub in model.nodes(cst.Subscript):
+        # `y[mask]`: keeps y where a boolean mask holds (an integer index is no test of y).
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index) \
+                or isinstance(sub.value, cst.Attribute) and sub.value.attr.value == "at":
+            continue
+        mask = sub.slice[0].slice.value
+        if not model.value(mask).boolean:
+            continue
+        yield _Selection(sub, mask, [(True, sub.value, None)], f"the mask `{code(mask)}` drops it",
+                         sized_by_mask=True, is_index=True)
 
 
 def _is_where(model, call: cst.Call) -> bool:
