@@ -437,6 +437,10 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Calls whose result's first axis an argument gives, whatever the rest of its shape:
+#: qualname -> (position, keyword, default). `jax.random.split(key, 8)` holds 8 keys, (8, 2)
+#: for a `PRNGKey` and (8,) for a typed `jax.random.key` (checked under jax 0.10.2).
+LEADING_AXIS_ARGUMENTS: dict[str, tuple[int, str, int]] = {"jax.random.split": (1, "num", 2)}
 #: Library calls whose result, or the element of the tuple they return at the given
 #: index (None: the whole result), holds no arrays, only the structure of what they are
 #: given: nnx's GraphDef, a pytree's treedef. Made twice from objects of the same
