@@ -912,6 +912,16 @@ NAN_GRADIENT_SINGULAR: dict[str, str] = {
 #: the argument with 0, so it holds the singular point in its untaken side all the same
 #: (`x ** p` with 0 < p < 1 too).
 ZERO_PRESERVING_ROOTS: frozenset[str] = frozenset({"jax.numpy.sqrt", "jax.lax.sqrt", "jax.numpy.cbrt"})
+#: Norms: 0 at a zero vector, where their derivative is NaN (`jax.grad(jnp.linalg.norm)` of
+#: zeros is NaN under jax 0.10.2), as a root of a sum of squares is.
+ZERO_SINGULAR_NORMS: frozenset[str] = frozenset({"jax.numpy.linalg.norm"})
+#: Elementwise calls that are 0 wherever their argument is (`jnp.square(d)`, `jnp.abs(d)`):
+#: the diagonal of a pairwise self-difference stays 0 through them.
+ZERO_KEEPING_CALLS: frozenset[str] = frozenset({
+    "jax.numpy.square", "jax.numpy.abs", "jax.numpy.absolute", "jax.lax.square", "jax.lax.abs",
+})
+#: `jnp.expand_dims(x, axis)`: a new axis at `axis`, as `x[:, None]` writes it.
+EXPAND_DIMS: frozenset[str] = frozenset({"jax.numpy.expand_dims"})
 #: Division spelled as a call, divisor second: `jnp.divide(a, b)` is `a / b`, and its
 #: derivative in either operand (1 / b, -a / b**2) is infinite at b = 0.
 NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
