@@ -437,6 +437,10 @@ CHOOSING_CALLS: dict[str, int] = {"jax.lax.select": 1, "jax.lax.select_n": 1, "j
 #: same key twice gives the same keys. (`fold_in` mixes in data and does not
 #: consume the key; `key_data`, `clone`, `PRNGKey`, `key` only make or inspect keys.)
 RANDOM_SPLITTERS: frozenset[str] = frozenset({"jax.random.split"})
+#: Calls whose result's first axis an argument gives, whatever the rest of its shape:
+#: qualname -> (position, keyword, default). `jax.random.split(key, 8)` holds 8 keys, (8, 2)
+#: for a `PRNGKey` and (8,) for a typed `jax.random.key` (checked under jax 0.10.2).
+LEADING_AXIS_ARGUMENTS: dict[str, tuple[int, str, int]] = {"jax.random.split": (1, "num", 2)}
 #: Library calls whose result, or the element of the tuple they return at the given
 #: index (None: the whole result), holds no arrays, only the structure of what they are
 #: given: nnx's GraphDef, a pytree's treedef. Made twice from objects of the same
@@ -938,6 +942,16 @@ NAN_GRADIENT_SINGULAR: dict[str, str] = {
 #: the argument with 0, so it holds the singular point in its untaken side all the same
 #: (`x ** p` with 0 < p < 1 too).
 ZERO_PRESERVING_ROOTS: frozenset[str] = frozenset({"jax.numpy.sqrt", "jax.lax.sqrt", "jax.numpy.cbrt"})
+#: Norms: 0 at a zero vector, where their derivative is NaN (`jax.grad(jnp.linalg.norm)` of
+#: zeros is NaN under jax 0.10.2), as a root of a sum of squares is.
+ZERO_SINGULAR_NORMS: frozenset[str] = frozenset({"jax.numpy.linalg.norm"})
+#: Elementwise calls that are 0 wherever their argument is (`jnp.square(d)`, `jnp.abs(d)`):
+#: the diagonal of a pairwise self-difference stays 0 through them.
+ZERO_KEEPING_CALLS: frozenset[str] = frozenset({
+    "jax.numpy.square", "jax.numpy.abs", "jax.numpy.absolute", "jax.lax.square", "jax.lax.abs",
+})
+#: `jnp.expand_dims(x, axis)`: a new axis at `axis`, as `x[:, None]` writes it.
+EXPAND_DIMS: frozenset[str] = frozenset({"jax.numpy.expand_dims"})
 #: Division spelled as a call, divisor second: `jnp.divide(a, b)` is `a / b`, and its
 #: derivative in either operand (1 / b, -a / b**2) is infinite at b = 0.
 NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
@@ -945,6 +959,27 @@ NAN_GRADIENT_DIVISIONS: frozenset[str] = frozenset({
 })
 #: `jnp.power(x, p)`: NaN gradient at x = 0 when p is fractional or negative.
 NAN_GRADIENT_POWERS: frozenset[str] = frozenset({"jax.numpy.power", "jax.numpy.float_power"})
+#: Selections that keep an operand's values where a boolean condition holds and drop the rest:
+#: qualname -> (the condition's position, the operand's kept where it holds, the operand's kept
+#: where it does not, or None). Reverse mode gives every dropped element a cotangent of 0 and multiplies it by
+#: the operand's own derivative there, so an operation with an infinite derivative at a dropped
+#: element makes the gradient NaN (0 * inf) whichever selection drops it (checked under jax
+#: 0.10.2: `x ** 0.5` dropped at x = 0 by each of these gives a NaN gradient).
+NAN_GRADIENT_SELECTIONS: dict[str, tuple[int, int, Optional[int]]] = {
+    "jax.numpy.where": (0, 1, 2), "jax.lax.select": (0, 1, 2),
+    "jax.numpy.compress": (0, 1, None), "jax.numpy.extract": (0, 1, None),
+}
+#: Selections whose result has as many elements as the condition has True ones: like a
+#: boolean-mask index (`y[x > 0]`), they raise under jit (NonConcreteBooleanIndexError, JAX205)
+#: before any gradient is taken, unless `size=` fixes the length.
+MASK_SIZED_SELECTIONS: frozenset[str] = frozenset({"jax.numpy.compress", "jax.numpy.extract"})
+#: Reductions whose `where=` mask drops elements of their first argument the same way
+#: (`jnp.sum(x ** 0.5, where=x > 0)` has a NaN gradient at x = 0; checked under jax 0.10.2).
+NAN_GRADIENT_MASKED_REDUCTIONS: frozenset[str] = frozenset({
+    f"jax.numpy.{name}" for name in (
+        "sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin",
+        "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin")
+} | {"jax.nn.logsumexp", "jax.scipy.special.logsumexp"})
 #: Wrappers that keep an argument in range, so its derivative stays finite:
 #: the double-where pattern, and clamping (`jnp.maximum(x, eps)`, `jnp.clip`).
 NAN_GRADIENT_SAFE_WRAPPERS: frozenset[str] = frozenset({

@@ -291,6 +291,13 @@ def resolve_callable(model, expr: cst.BaseExpression, uses: list[TransformUse], 
 
                 klass = instance_class(model, expr)  # `jax.eval_shape(block, ...)`: its __call__
                 info = klass.methods.get("__call__") if klass is not None else None
+            elif info is None and uses and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+                from jaxlint.engine.callees import instance_class
+
+                # `jax.grad(potential.energy)` with `potential` a parameter that every call
+                # passes an instance of one class of this file: that class's method.
+                klass = instance_class(model, expr.value)
+                info = model.class_method(klass, expr.attr.value) if klass is not None else None
             if info is not None:
                 # A bound method: `self` is bound, and static_argnums count from
                 # the first argument after it.

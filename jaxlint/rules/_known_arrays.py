@@ -75,6 +75,34 @@ _MAX_DEPTH = 6
 _ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 
+def leading_size(model: FileModel, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+    """The length of axis 0 of the array `expr` is, where the code states it: from its known
+    shape, or from a call whose first axis an argument gives (`jax.random.split(key, 8)`
+    holds 8 keys whatever the key's own shape), through names."""
+    shape = known_shape(model, expr, numpy=True)
+    if shape:
+        return shape[0]
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, cst.Name):
+        bindings = model.scope_of(expr).lookup(expr.value) or []
+        values = model.assigned_values(expr) if bindings and bindings[0].kind != "param" else None
+        if not values:
+            return None
+        reaching = _reaching_value(model, expr, values)
+        sizes = {leading_size(model, v, depth + 1) for v in ([reaching] if reaching is not None else values)}
+        return sizes.pop() if len(sizes) == 1 else None
+    if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
+        spec = jax_api.LEADING_AXIS_ARGUMENTS.get(model.qualname(expr.func) or "")
+        if spec is None:
+            return None
+        index, keyword, default = spec
+        given = argument(expr, index, keyword)
+        n = default if given is None else _dimension(given, model)
+        return n if n is not None and n >= 0 else None
+    return None
+
+
 def _operand_shape(model: FileModel, expr: cst.BaseExpression, numpy: bool, depth: int) -> Optional[Shape]:
     if literal_number(expr):
         return ()

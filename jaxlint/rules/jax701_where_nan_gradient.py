@@ -10,9 +10,11 @@ from jaxlint.engine.callees import module_passed
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.model import children
 
-from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, NAN_GRADIENT_DIVISIONS,
-                             NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS,
-                             NAN_GRADIENT_SINGULAR, ZERO_PRESERVING_ROOTS)
+from jaxlint.jax_api import (DIFFERENTIATING, FORWARD_ONLY_TRANSFORMS, MASK_SIZED_SELECTIONS,
+                             NAN_GRADIENT_DIVISIONS, NAN_GRADIENT_FUNCTIONS, NAN_GRADIENT_MASKED_REDUCTIONS,
+                             NAN_GRADIENT_POWERS, NAN_GRADIENT_SAFE_WRAPPERS, NAN_GRADIENT_SELECTIONS,
+                             NAN_GRADIENT_SINGULAR, ZERO_PRESERVING_ROOTS, ZERO_SINGULAR_NORMS,
+                             ZERO_KEEPING_CALLS, EXPAND_DIMS)
 from jaxlint.rules.base import Rule
 
 _NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -35,26 +37,24 @@ class WhereNanGradient(Rule):
 
     def check(self):
         model = self.model
-        reported = set()  # an operation bound to a name may reach several wheres
-        for call in model.nodes(cst.Call):
-            if not _is_where(model, call):
-                continue
-            if len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
-                continue
-            func = model.function_of(call)
+        reported = set()  # an operation bound to a name may reach several selections
+        for selection in _selections(model):
+            node, cond_expr = selection.node, selection.condition
+            func = model.function_of(node)
             if func is None or not _reverse_mode(func):
                 continue
-            cond = _condition(model, func, call.args[0].value)
-            guarded = _names(cond) | _names(call.args[0].value)
+            if selection.sized_by_mask and func.abstract:
+                continue  # a mask-sized result raises under jit first (JAX205)
+            cond = _condition(model, func, cond_expr)
+            guarded = _names(cond) | _names(cond_expr)
             if not guarded:
                 continue
-            safe = _safe_names(model, func.node, call)
+            safe = _safe_names(model, func.node, node)
             differentiated = _differentiated_names(model, func)
-            branches = (call.args[1].value, call.args[2].value)
-            for taken_when, branch in ((True, branches[0]), (False, branches[1])):
+            for taken_when, branch, other in selection.branches:
                 # The other branch's own where handles `w` near zero (`jnp.abs(w) < eps`):
                 # the code expects w == 0 where this branch is not taken.
-                near_zero = _zero_tested(model, func, branches[1] if taken_when else branches[0])
+                near_zero = _zero_tested(model, func, other) if other is not None else set()
                 for op, arg in _risky_through_names(model, func, branch):
                     if op in reported:
                         continue
@@ -85,13 +85,229 @@ class WhereNanGradient(Rule):
                     if _excluded_finite(model, cond, taken_when, op, arg, root) or _never_zero(model, func, op, arg):
                         continue
                     reported.add(op)
-                    yield self.report(op, (
-                        f"`{self.source(op)}` is differentiated where jnp.where does not take it: "
-                        f"under {_reverse_description(func)}, 0 times its inf derivative "
-                        f"makes the gradient NaN; make the argument safe first "
-                        f"(`safe = jnp.where(cond, {self.source(arg)}, 1.0)`) and use it in the "
-                        f"branch (the double-where pattern)"), func)
+                    yield self.report(op, self._message(selection, op, arg, func), func)
                     break
+        yield from self._pairwise_roots(reported)
+
+    def _pairwise_roots(self, reported):
+        """A root (or norm) of the pairwise differences of one array with itself
+        (`jnp.sqrt(jnp.sum((x[:, None] - x[None]) ** 2, -1))`): x_i - x_i is 0 on the
+        diagonal, where the root's derivative is inf, and the diagonal's derivative
+        (d(x_i - x_i)/dx = 0) multiplies it: NaN, masked afterwards or not."""
+        model = self.model
+        for op, arg in _roots(model):
+            if op in reported:
+                continue
+            func = model.function_of(op)
+            if func is None or not _reverse_mode(func):
+                continue
+            found = _pairwise(model, func, arg, 0)
+            if found is None:
+                continue
+            difference, base = found
+            differentiated = _differentiated_names(model, func)
+            if differentiated is not None and not _names(arg) & differentiated \
+                    and not _names(difference) & differentiated:
+                continue  # no gradient flows into the root
+            reported.add(op)
+            yield self.report(op, (
+                f"`{self.source(op)}` is differentiated on the diagonal of the pairwise differences "
+                f"`{self.source(difference)}` (`{base}` against itself: x_i - x_i = 0), where its "
+                f"derivative is inf: under {_reverse_description(func)} the gradient is NaN, masked "
+                f"afterwards or not; make the diagonal safe before the root (`jnp.where(jnp.eye(n, "
+                f"dtype=bool), 1.0, d2)`, then mask the result)"), func)
+
+    def _message(self, selection, op, arg, func) -> str:
+        head = (f"`{self.source(op)}` is differentiated where {selection.drops}: under "
+                f"{_reverse_description(func)}, 0 times its inf derivative makes the gradient NaN; ")
+        safe = f"`safe = jnp.where(cond, {self.source(arg)}, 1.0)`"
+        if selection.is_where:
+            return head + f"make the argument safe first ({safe}) and use it in the branch (the double-where pattern)"
+        if selection.is_index:
+            return head + (f"index the argument before the operation (`{self.source(arg)}[{self.source(selection.condition)}]`), "
+                           f"or make it safe first ({safe})")
+        return head + f"make the argument safe first ({safe}) and apply the operation to it"
+
+
+class _Selection:
+    """A selection that drops a value's elements where a condition says so: `node`, the
+    `condition`, and (taken when, kept operand, the other operand or None) per operand."""
+
+    def __init__(self, node, condition, branches, drops, sized_by_mask=False, is_where=False, is_index=False):
+        self.node = node
+        self.condition = condition
+        self.branches = branches
+        self.drops = drops
+        self.sized_by_mask = sized_by_mask
+        self.is_where = is_where
+        self.is_index = is_index
+
+
+def _selections(model) -> Iterator[_Selection]:
+    """Every `jnp.where` / `lax.select` / `jnp.compress` / `jnp.extract`, reduction with a
+    `where=` mask, and boolean-mask index (`y[x > 0]`) of the file: each drops elements,
+    and under reverse mode each dropped element gets a cotangent of 0."""
+    code = model.module.code_for_node
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        spec = NAN_GRADIENT_SELECTIONS.get(q) if q else None
+        if spec is None and _is_where(model, call):
+            spec = NAN_GRADIENT_SELECTIONS["jax.numpy.where"]
+        if spec is not None:
+            cond_at, kept, dropped = spec
+            n = 2 if dropped is None else 3
+            positional = call.args[:n]
+            # A where / select has exactly its three operands; compress takes `axis`, `size`.
+            if len(positional) != n or any(a.keyword is not None or a.star for a in positional) \
+                    or len(call.args) > n and q not in MASK_SIZED_SELECTIONS:
+                continue
+            values = [a.value for a in positional]
+            name = (q or "jnp.where").replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+            if dropped is None:
+                sized = not any(a.keyword is not None and a.keyword.value == "size" for a in call.args)
+                yield _Selection(call, values[cond_at], [(True, values[kept], None)], f"{name} drops it",
+                                 sized_by_mask=sized)
+            else:
+                yield _Selection(call, values[cond_at], [(True, values[kept], values[dropped]),
+                                                         (False, values[dropped], values[kept])],
+                                 f"{name} does not take it", is_where=True)
+        elif q in NAN_GRADIENT_MASKED_REDUCTIONS:
+            mask = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "where"), None)
+            first = call.args[0] if call.args else None
+            if mask is None or first is None or first.keyword is not None or first.star:
+                continue
+            name = q.replace("jax.numpy.", "jnp.")
+            yield _Selection(call, mask, [(True, first.value, None)],
+                             f"the `where=` mask of {name} leaves it out")
+    for sub in model.nodes(cst.Subscript):
+        # `y[mask]`: keeps y where a boolean mask holds (an integer index is no test of y).
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index) \
+                or isinstance(sub.value, cst.Attribute) and sub.value.attr.value == "at":
+            continue
+        mask = sub.slice[0].slice.value
+        if not model.value(mask).boolean:
+            continue
+        yield _Selection(sub, mask, [(True, sub.value, None)], f"the mask `{code(mask)}` drops it",
+                         sized_by_mask=True, is_index=True)
+
+
+def _roots(model) -> Iterator[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """(operation, argument) for each root or norm of the file: 0 where the argument is 0,
+    with an infinite derivative there (`jnp.sqrt`, `x ** 0.5`, `jnp.linalg.norm`)."""
+    for call in model.nodes(cst.Call):
+        q = model.qualname(call.func)
+        pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        if pos and (q in ZERO_PRESERVING_ROOTS or q in ZERO_SINGULAR_NORMS):
+            yield call, pos[0]
+        elif q in NAN_GRADIENT_POWERS and len(pos) >= 2 and (p := _number(pos[1])) is not None and 0 < p < 1:
+            yield call, pos[0]
+    for op in model.nodes(cst.BinaryOperation):
+        if isinstance(op.operator, cst.Power) and (p := _number(op.right)) is not None and 0 < p < 1:
+            yield op, op.left
+
+
+def _pairwise(model, func, expr: cst.BaseExpression, depth: int):
+    """(the difference, its array's source) when `expr` is 0 on a diagonal: the pairwise
+    differences of one array with itself (`x[:, None] - x[None, :]`, `jnp.expand_dims(x, 0)
+    - jnp.expand_dims(x, 1)`), or what squares, absolute values and sums over the last axis
+    make of them, through names bound once and a helper's parameters that every call passes
+    the two expansions. Anything else (`+ eps`, a where) is not known to be 0: None."""
+    if depth > _PAIRWISE_DEPTH:
+        return None
+    if isinstance(expr, cst.Name):
+        values = model.assigned_values(expr)
+        if values is not None and len(values) == 1 and model.function_of(values[0]) is func:
+            return _pairwise(model, func, values[0], depth + 1)
+        return None
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Subtract):
+            base = _self_difference(model, func, expr.left, expr.right)
+            return (expr, base) if base is not None else None
+        if isinstance(expr.operator, cst.Power) and (p := _number(expr.right)) is not None and p > 0:
+            return _pairwise(model, func, expr.left, depth + 1)
+        if isinstance(expr.operator, cst.Multiply) and \
+                model.module.code_for_node(expr.left) == model.module.code_for_node(expr.right):
+            return _pairwise(model, func, expr.left, depth + 1)  # `d * d`
+        return None
+    if isinstance(expr, cst.Call):
+        pos = [a.value for a in expr.args if a.keyword is None and not a.star]
+        q = model.qualname(expr.func)
+        if q in ZERO_KEEPING_CALLS and len(pos) == 1:
+            return _pairwise(model, func, pos[0], depth + 1)
+        if q in NAN_GRADIENT_POWERS and len(pos) == 2 and (p := _number(pos[1])) is not None and p > 0:
+            return _pairwise(model, func, pos[0], depth + 1)
+        # A sum over the last axis adds the diagonal's zeros only (`jnp.sum(d ** 2, axis=-1)`,
+        # `(d ** 2).sum(-1)`); over every axis it adds the off-diagonal too.
+        if q == "jax.numpy.sum" and pos and _last_axis(expr, 1):
+            return _pairwise(model, func, pos[0], depth + 1)
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "sum" and q is None \
+                and _last_axis(expr, 0):
+            return _pairwise(model, func, expr.func.value, depth + 1)
+    return None
+
+
+#: How many links (names, squares, sums) back a root's argument is followed.
+_PAIRWISE_DEPTH = 6
+
+
+def _last_axis(call: cst.Call, position: int) -> bool:
+    """The call's `axis` (by keyword, or positional at `position`) is -1."""
+    given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "axis"), None)
+    pos = [a.value for a in call.args if a.keyword is None and not a.star]
+    if given is None and len(pos) > position:
+        given = pos[position]
+    return given is not None and _number(given) == -1
+
+
+def _self_difference(model, func, left: cst.BaseExpression, right: cst.BaseExpression) -> Optional[str]:
+    """The array's source when `left - right` pairs one array with itself along two new axes;
+    for two parameters of `func`, at every call of it (at least one)."""
+    a, b = _expansion(model, func, left), _expansion(model, func, right)
+    if a is not None and b is not None:
+        return a[0] if a[0] == b[0] and a[1] != b[1] else None
+    if not (isinstance(left, cst.Name) and isinstance(right, cst.Name)
+            and left.value in func.positional and right.value in func.positional):
+        return None
+    from jaxlint.engine.callees import argument_for, call_sites
+
+    bases = set()
+    for call, shift in call_sites(model, func):
+        caller = model.function_of(call)
+        x, y = argument_for(call, func, left.value, shift), argument_for(call, func, right.value, shift)
+        if caller is None or x is None or y is None:
+            return None
+        a, b = _expansion(model, caller, x), _expansion(model, caller, y)
+        if a is None or b is None or a[0] != b[0] or a[1] == b[1]:
+            return None
+        bases.add(a[0])
+    return bases.pop() if len(bases) == 1 else None
+
+
+def _expansion(model, func, expr: cst.BaseExpression, depth: int = 0) -> Optional[tuple[str, int]]:
+    """(the array's source, where the new axis is) for `x[:, None]` (1), `x[None]` (0),
+    `x[None, :, :]` (0), `jnp.expand_dims(x, 1)` (1), through a name bound once."""
+    code = model.module.code_for_node
+    if isinstance(expr, cst.Name) and depth < 3:
+        values = model.assigned_values(expr)
+        if values is not None and len(values) == 1 and model.function_of(values[0]) is func:
+            return _expansion(model, func, values[0], depth + 1)
+        return None
+    if isinstance(expr, cst.Subscript):
+        new = []
+        for i, el in enumerate(expr.slice):
+            s = el.slice
+            if isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None":
+                new.append(i)
+            elif not (isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None):
+                return None  # an index or a bounded slice picks a part of the array
+        return (code(expr.value), new[0]) if len(new) == 1 else None
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) in EXPAND_DIMS:
+        pos = [a.value for a in expr.args if a.keyword is None and not a.star]
+        axis = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "axis"), None)
+        axis = axis if axis is not None else (pos[1] if len(pos) > 1 else None)
+        n = _number(axis) if axis is not None else None
+        return (code(pos[0]), int(n)) if pos and n is not None and n >= 0 and n == int(n) else None
+    return None
 
 
 def _is_where(model, call: cst.Call) -> bool:

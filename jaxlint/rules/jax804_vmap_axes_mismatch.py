@@ -10,7 +10,7 @@ from jaxlint.engine import tracing
 from jaxlint.engine.constants import tuple_length
 from jaxlint.jax_api import VMAP_TRANSFORMS
 from jaxlint.rules import _transforms as tf
-from jaxlint.rules._known_arrays import known_shape
+from jaxlint.rules._known_arrays import known_shape, leading_size
 from jaxlint.rules.base import Report, Rule
 
 _POSITIONS = {q: p for q, p in VMAP_TRANSFORMS.items()}
@@ -155,9 +155,14 @@ class VmapAxesMismatch(Rule):
         first = None
         for arg, axis, label in mapped:
             shape = known_shape(self.model, arg, numpy=True)
-            if shape is None or not -len(shape) <= axis < len(shape):
+            if shape is not None and -len(shape) <= axis < len(shape):
+                size = shape[axis]
+            elif shape is None and axis == 0:
+                size = leading_size(self.model, arg)  # `jax.random.split(key, 8)`: 8 keys
+            else:
+                size = None
+            if size is None:
                 continue
-            size = shape[axis]
             if first is None:
                 first = (size, label, arg)
             elif size != first[0]:

@@ -1,7 +1,7 @@
 # source: https://github.com/jax-ml/jax/issues/3407
 # expect: JAX701
-# line: 29
-# observed: jax 0.10.2 CPU: the energy is finite (-0.1219) but every entry of jax.grad(energy)(conf) is nan: the masked-out diagonal still differentiates 1/dij and sqrt at dij = 0, and 0 * inf in the backward pass of jnp.where is nan
+# line: 13
+# observed: jax 0.10.2 CPU: the energy is finite (-0.1219) but every entry of jax.grad(energy)(conf) is nan: the masked-out diagonal still differentiates 1/dij and sqrt at dij = 0, and 0 * inf in the backward pass of jnp.where is nan; the NaN comes from the sqrt at line 13 (the pairwise distance of `conf` with itself, 0 on the diagonal): with the diagonal made safe before the root (`jnp.where(eye, 1.0, s)`) the gradient is finite (checked), so the case's line is the root's, not the where's (29)
 # batch: 9
 import jax
 import jax.numpy as jnp
