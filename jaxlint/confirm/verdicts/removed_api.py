@@ -19,7 +19,7 @@ import importlib.util
 from jaxlint.confirm.target import raised_at
 from jaxlint.confirm.verdicts.base import (COULD_NOT_RUN, CONFIRMED, NOT_REPRODUCED, Evidence, Job,
                                            Verdict, first_line, verdict)
-from jaxlint.engine.project import project_root as engine_project_root
+from jaxlint.engine.project import marked_root, project_root as engine_project_root
 
 
 def _resolve(dotted: str):
@@ -94,15 +94,17 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
     # The line never ran here. A missing attribute raises whatever the arguments, so a call
     # from anywhere would show it; none anywhere in the project means it never runs.
     function = finding["function"]
-    caller = callers(path, function)
+    caller = callers(path, function, finding.get("function_line") or finding["line"])
     what = absent.evidence.text()
     if caller is None:
+        outer = function.rsplit(".<locals>.<lambda>", 1)[0]
+        unused = f"the lambda is not passed on or read where it is made, or no code under " \
+                 f"{project_root(path)} names `{_callee(outer)}`" if _callee(function) == "<lambda>" \
+            else f"no code under {project_root(path)} names `{_callee(function)}`"
         return verdict(NOT_REPRODUCED, f"line {finding['line']} never runs: nothing in the "
                                        f"project calls {function}",
                        RemovedEvidence(note=f"{what}; but the program never ran line "
-                                            f"{finding['line']}, and no code under "
-                                            f"{project_root(path)} names `{_callee(function)}` "
-                                            f"(its imports aside)"))
+                                            f"{finding['line']}, and {unused} (its imports aside)"))
     return verdict(CONFIRMED, absent.summary,
                    RemovedEvidence(note=f"{what}; line {finding['line']} did not run here, but "
                                         f"{function} is used at {caller}: a call from there raises"))
@@ -179,8 +181,15 @@ def _absent(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
 
 
 def project_root(path: str) -> str:
-    """The nearest folder above `path` that holds a project marker, else the file's own."""
-    return engine_project_root(os.path.dirname(os.path.realpath(path)))
+    """The nearest folder above `path` that holds a project marker; else, for a module inside a
+    package, the folder its top package is imported from (code that imports `pkg.mod` sits
+    there or below it); else the file's own folder."""
+    folder = os.path.dirname(os.path.realpath(path))
+    if marked_root(folder) is not None:
+        return engine_project_root(folder)
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
 
 
 _MAX_FILES = 3000
@@ -188,14 +197,34 @@ _MAX_FILES = 3000
 
 @functools.lru_cache(maxsize=8)
 def _python_files(root: str) -> Optional[tuple[str, ...]]:
-    """The project's .py files (hidden folders skipped); None when there are too many."""
+    """The project's code files, .py and notebooks (hidden folders skipped); None when there
+    are too many."""
     files: list[str] = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        files += [os.path.join(folder, n) for n in names if n.endswith((".py", ".ipynb"))]
         if len(files) > _MAX_FILES:
             return None
     return tuple(files)
+
+
+def _code_text(file: str, real: str, name: str) -> Optional[str]:
+    """A file's Python when its text names `name`: the text that ran for the target, a
+    notebook's code cells joined; else None."""
+    try:
+        if file == real and linecache.getlines(file):
+            text = "".join(linecache.getlines(file))
+            return text if name in text else None
+        with open(file, encoding="utf-8") as fh:
+            text = fh.read()
+        if name not in text:
+            return None
+        if file.endswith(".ipynb"):
+            from jaxlint.confirm.sources import notebook_module
+            return notebook_module(file)[0]
+        return text
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def _callee(function: str) -> str:
@@ -206,26 +235,28 @@ def _callee(function: str) -> str:
     return parts[-1]
 
 
-def callers(path: str, function: str) -> Optional[str]:
+def callers(path: str, function: str, function_line: Optional[int] = None) -> Optional[str]:
     """`file:line` of a use of `function` in the project (a call, or the name passed on), or
     None. Imports and the def itself are no use. Special methods other than `__init__` are
-    called by Python itself: always used."""
+    called by Python itself: always used; a test function in a test file is called by pytest.
+    A lambda (`f.<locals>.<lambda>`) is used where it is passed on or its name is read inside
+    the function that makes it, once that function is used."""
     import ast
 
     name = _callee(function)
     if name.startswith("__") and name.endswith("__"):
         return "Python's own protocol calls"
     real = os.path.realpath(path)
+    if name == "<lambda>":
+        return _lambda_use(path, function, function_line)
+    if _pytest_collects(real, function):
+        return f"pytest, which collects {function} from {os.path.basename(real)}"
     files = _python_files(project_root(path))
     if files is None:
         return f"(over {_MAX_FILES} files in the project: not searched)"
     for file in dict.fromkeys([real, *files]):
-        try:
-            text = linecache.getlines(file) if file == real else None
-            text = "".join(text) if text else open(file, encoding="utf-8").read()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if name not in text:
+        text = _code_text(file, real, name)
+        if text is None:
             continue
         try:
             tree = ast.parse(text)
@@ -237,6 +268,57 @@ def callers(path: str, function: str) -> Optional[str]:
             if used and isinstance(getattr(node, "ctx", None), ast.Load):
                 return f"{os.path.relpath(file, project_root(path))}:{node.lineno}"
     return None
+
+
+def _pytest_collects(path: str, function: str) -> bool:
+    """pytest's default collection: `test_*` functions (module level, or methods of a `Test*`
+    class) in `test_*.py` / `*_test.py` files."""
+    base = os.path.basename(path)
+    if not (base.startswith("test_") or base.endswith("_test.py")) or not base.endswith(".py"):
+        return False
+    parts = function.split(".")
+    return parts[-1].startswith("test") and "<locals>" not in parts and (
+        len(parts) == 1 or len(parts) == 2 and parts[0].startswith("Test"))
+
+
+def _lambda_use(path: str, function: str, line: Optional[int]) -> Optional[str]:
+    """A use of the lambda at `line`: the lambda runs only if the code that makes it runs and
+    then calls or passes it on. Passed on where it is made (an argument, a value returned or
+    stored in a container) or bound to a name read later in the same function, it is used as
+    far as the enclosing function is (module code: it ran, or the line would have)."""
+    import ast
+
+    text = "".join(linecache.getlines(os.path.realpath(path)))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    lam = next((n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line), None)
+    if lam is None:
+        return None
+    parent = parents.get(lam)
+    scope = next((a for a in _ancestors(lam, parents)
+                  if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
+    if isinstance(parent, ast.Assign) and parent.value is lam:
+        names = {t.id for t in parent.targets if isinstance(t, ast.Name)}
+        read = next((n for n in ast.walk(scope or tree) if isinstance(n, ast.Name)
+                     and n.id in names and isinstance(n.ctx, ast.Load)
+                     and n.lineno > (lam.end_lineno or lam.lineno)), None)
+        if read is None:
+            return None
+        where = f"{names.pop()} read at line {read.lineno}"
+    elif isinstance(parent, (ast.Call, ast.keyword, ast.Return, ast.Dict, ast.List, ast.Tuple)):
+        where = f"passed on at line {lam.lineno}"
+    else:
+        return None
+    outer = function.rsplit(".<locals>.<lambda>", 1)[0] if "." in function else ""
+    if not outer or outer == function:
+        return None  # module code that never ran
+    if outer.endswith("<lambda>"):
+        return None  # a lambda in a lambda: not followed
+    caller = callers(path, outer, scope.lineno if scope is not None else None)
+    return f"{caller} (calls {outer}, where the lambda is {where})" if caller else None
 
 
 # What a guard catches when the name is missing.

@@ -1,0 +1,145 @@
+"""Where a removed JAX name (JAX9xx) sits in a function the program did not run, confirm mode
+looks for the function's users in the project (tests/test_confirm_removed_reach.py). The
+ledger's users it used to miss (feedbax, octo): a package with no project marker, whose users
+sit outside the package folder; a notebook of the project calling it; a lambda made inside a
+used function; a test function, which pytest calls. And the decoys that are still not used:
+a lambda nobody reads, a `test_` function outside a test file, a helper of a test file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jaxlint.finding import Finding
+
+pytest.importorskip("jax")
+
+LIB = '''import jax
+
+
+def schedule(tree):
+    return jax.tree_map(lambda a: a, tree)  # NOTEBOOK: only a notebook calls schedule
+
+
+def tidy(tree, post=None):
+    if post is None:
+        post = lambda x: jax.tree_map(abs, x)  # LAMBDA READ
+    return post(tree)
+
+
+def spare(tree):
+    unused = lambda x: jax.tree_map(abs, x)  # LAMBDA UNREAD
+    return tree
+
+
+def shapes(tree):
+    return jax.tree_map(lambda a: a.shape, tree)  # SCRIPT: a script beside the package calls it
+
+
+def test_shapes_here(tree):
+    return jax.tree_map(len, tree)  # NOT A TEST FILE
+'''
+
+SCRIPT = '''from pkg.sub.lib import shapes, spare, test_shapes_here  # imports are no use
+
+print(shapes)
+spare([1])
+'''
+
+TEST = '''import jax
+
+
+def check(tree):
+    return jax.tree_leaves(tree)  # TEST HELPER: nothing calls it
+
+
+def test_leaves():
+    assert jax.tree_leaves([1, 2]) == [1, 2]  # PYTEST
+'''
+
+NOTEBOOK = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+                       "source": ["from pkg.sub.lib import schedule, tidy\n",
+                                  "schedule({'a': 1})\n", "tidy([1])\n"]}],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def _finding(path, text, marker, function, removed, lambda_=False):
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if marker in t)
+    outer = function.split(".")[0]
+    fline = line if lambda_ else next(i for i, t in enumerate(lines, 1) if f"def {outer}(" in t)
+    return Finding(path=str(path), line=line, col=1, end_line=line, end_col=1, code="JAX901",
+                   message="", function=function, function_line=fline,
+                   confirm={"kind": "removed-api", "removed": removed})
+
+
+@pytest.fixture(scope="module")
+def got(tmp_path_factory):
+    from confirm_table import verdicts_by_name
+
+    # No pyproject.toml, setup.py or .git: a corpus extract, or a folder of scripts.
+    root = tmp_path_factory.mktemp("nomarker")
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "sub" / "__init__.py").write_text("")
+    lib = root / "pkg" / "sub" / "lib.py"
+    lib.write_text(LIB)
+    (root / "run.py").write_text(SCRIPT)
+    (root / "examples").mkdir()
+    (root / "examples" / "demo.ipynb").write_text(json.dumps(NOTEBOOK))
+    (root / "tests").mkdir()
+    test = root / "tests" / "test_lib.py"
+    test.write_text(TEST)
+    return verdicts_by_name({
+        "notebook": _finding(lib, LIB, "# NOTEBOOK", "schedule", "jax.tree_map"),
+        "lambda read": _finding(lib, LIB, "# LAMBDA READ", "tidy.<locals>.<lambda>",
+                                "jax.tree_map", lambda_=True),
+        "lambda unread": _finding(lib, LIB, "# LAMBDA UNREAD", "spare.<locals>.<lambda>",
+                                  "jax.tree_map", lambda_=True),
+        "script": _finding(lib, LIB, "# SCRIPT", "shapes", "jax.tree_map"),
+        "not a test file": _finding(lib, LIB, "# NOT A TEST FILE", "test_shapes_here",
+                                    "jax.tree_map"),
+        "test helper": _finding(test, TEST, "# TEST HELPER", "check", "jax.tree_leaves"),
+        "pytest": _finding(test, TEST, "# PYTEST", "test_leaves", "jax.tree_leaves"),
+    })
+
+
+def test_a_notebook_of_the_project_is_a_user(got):
+    v = got["notebook"]
+    assert v["verdict"] == "confirmed", v
+    assert "schedule is used at examples/demo.ipynb:2" in v["evidence"], v
+
+
+def test_users_outside_a_package_without_a_marker_are_found(got):
+    # The package's importers sit above its top folder (run.py), not inside pkg/sub.
+    v = got["script"]
+    assert v["verdict"] == "confirmed", v
+    assert "used at run.py:3" in v["evidence"], v
+
+
+def test_a_lambda_read_later_in_a_used_function_is_used(got):
+    v = got["lambda read"]
+    assert v["verdict"] == "confirmed", v
+    assert "calls tidy, where the lambda is post read at line" in v["evidence"], v
+
+
+def test_a_lambda_nothing_reads_is_not_used(got):
+    # run.py calls `spare`, but `spare` never reads its lambda: it is made and dropped.
+    v = got["lambda unread"]
+    assert v["verdict"] == "not reproduced", v
+    assert "the lambda is not passed on or read where it is made" in v["evidence"], v
+
+
+def test_pytest_calls_a_test_function_of_a_test_file(got):
+    v = got["pytest"]
+    assert v["verdict"] == "confirmed", v
+    assert "pytest, which collects test_leaves from test_lib.py" in v["evidence"], v
+
+
+def test_a_test_files_helper_nothing_calls_is_not_used(got):
+    assert got["test helper"]["verdict"] == "not reproduced", got["test helper"]
+
+
+def test_a_test_named_function_outside_a_test_file_is_not_collected(got):
+    assert got["not a test file"]["verdict"] == "not reproduced", got["not a test file"]
