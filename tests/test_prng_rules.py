@@ -798,6 +798,45 @@ def test_checks_of_finiteness_read_no_correlation(lint):
     assert findings(lint, code) == [(24, "JAX501")]
 
 
+def test_checks_of_fixed_bounds_read_no_correlation(lint):
+    # `assert (lp <= 0).all()`, `jnp.all((a >= 0) & (a < n))`, `0.0 <= p <= 1.0`: a bound the
+    # code keeps holds for any inputs, as finiteness does; a bound joined with a comparison
+    # of two results (allclose) reads the numbers, and a bound on a value from the draws
+    # (`x < y`) is a comparison of numbers, not a fixed bound.
+    code = """
+        import jax
+        import jax.numpy as jnp
+        from agent import log_prob, loss_fn
+
+        KEY = jax.random.key(0)
+
+        def test_actions_in_range():
+            logits = jax.random.normal(KEY, (8, 4))
+            actions = jax.random.categorical(KEY, logits)
+            n_actions = 4
+            assert jnp.all((actions >= 0) & (actions < n_actions))
+
+        def test_log_probs():
+            logits = jax.random.normal(KEY, (8, 4))
+            acts = jax.random.randint(KEY, (8,), 0, 4)
+            lp = log_prob(logits, acts)
+            assert (lp <= 0).all()
+            assert 0.0 <= float(jnp.exp(lp).max()) <= 1.0
+
+        def test_bound_and_close():
+            x = jax.random.normal(KEY, (8, 4))
+            y = jax.random.normal(KEY, (8, 4))
+            out = loss_fn(x, y)
+            assert out < 10.0 and jnp.allclose(out, loss_fn(y, x))
+
+        def test_compared_draws():
+            x = jax.random.normal(KEY, (8,))
+            y = jax.random.uniform(KEY, (8,))
+            assert jnp.all(x < y + 3.0)
+    """
+    assert findings(lint, code) == [(23, "JAX501"), (29, "JAX501")]
+
+
 def test_a_comment_at_the_first_of_a_repeated_draw_says_it_is_meant(lint):
     code = """
         import jax

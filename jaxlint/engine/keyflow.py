@@ -42,6 +42,7 @@ from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
+from jaxlint.engine.values import Shape
 from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
@@ -1034,7 +1035,8 @@ class _Meetings(Flow):
             self._glimpse(small, state)
             return state
         if isinstance(small, cst.Assert) and (_structure_only(self.model, small.test)
-                                              or _finiteness_only(self.model, small.test)):
+                                              or _finiteness_only(self.model, small.test)
+                                              or _bound_only(self.model, small.test)):
             # `assert "loss" in metrics`: no numbers read; `assert not jnp.isnan(out).any()`:
             # finite draws make a finite result whether or not they are independent.
             self._glimpse(small.test, state)
@@ -1046,7 +1048,8 @@ class _Meetings(Flow):
             self._glimpse(small, state)
             return state
         checked = _checked_parts(small)
-        if checked and all(_finiteness_only(self.model, part) for part in checked):
+        if checked and all(_finiteness_only(self.model, part) or _bound_only(self.model, part)
+                           for part in checked):
             self._glimpse(small, state)  # `self.assertFalse(jnp.any(jnp.isnan(out)))`
             return state
         if checked is not None and _compares_a_repeat(self.model, checked):
@@ -1650,6 +1653,43 @@ def _finiteness_only(model: FileModel, test: cst.BaseExpression) -> bool:
     if name in FINITENESS_CALLS:
         return True
     return name in TRUTH_REDUCTIONS and len(test.args) == 1 and _finiteness_only(model, test.args[0].value)
+
+
+_ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
+def _bound_only(model: FileModel, test: cst.BaseExpression) -> bool:
+    """A check that values lie within fixed bounds: `assert (log_probs <= 0).all()`,
+    `jnp.all((actions >= 0) & (actions < n_actions))`, `0.0 <= p <= 1.0`, with `not` /
+    `and` / `or` / `&` of them. Like finiteness, a bound the code keeps holds for any
+    inputs, so draws from one key pass or fail it as independent ones would."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _bound_only(model, test.expression)
+    if isinstance(test, cst.BooleanOperation) or (
+            isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
+        return _bound_only(model, test.left) and _bound_only(model, test.right)
+    if isinstance(test, cst.Comparison):
+        if not test.comparisons or not all(isinstance(c.operator, _ORDERINGS) for c in test.comparisons):
+            return False
+        operands = [test.left] + [c.comparator for c in test.comparisons]
+        return sum(not _fixed_bound(model, o) for o in operands) == 1
+    if not isinstance(test, cst.Call):
+        return False
+    func = test.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("all", "any") and not test.args:
+        return _bound_only(model, func.value)  # `(x < 0).all()`
+    return model.qualname(func) in TRUTH_REDUCTIONS and len(test.args) == 1 \
+        and _bound_only(model, test.args[0].value)
+
+
+def _fixed_bound(model: FileModel, expr: cst.BaseExpression) -> bool:
+    """A bound that is a Python number: a literal (`0`, `-1e-6`) or a name holding one."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    value = model.value(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    return value is not None and value.static and value.shape is Shape.SCALAR
 
 
 def _structure_only(model: FileModel, test: cst.BaseExpression) -> bool:
