@@ -1637,22 +1637,33 @@ def _compares_a_repeat(model: FileModel, parts: list) -> bool:
     return not (_free_names(first.value) & bound)
 
 
-def _finiteness_only(model: FileModel, test: cst.BaseExpression) -> bool:
-    """A check of finiteness only: `jnp.all(jnp.isfinite(out))`, `not jnp.isnan(loss).any()`,
-    `math.isfinite(float(loss))`, and `not` / `and` / `or` of them."""
+def _reduced_checks(model: FileModel, test: cst.BaseExpression, leaf, bit_and: bool = False) -> bool:
+    """`test` is made of checks `leaf` accepts: `not` / `and` / `or` of them (and `&` where
+    `bit_and`), and a truth reduction of one (`x.all()`, `jnp.all(x)`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _finiteness_only(model, test.expression)
-    if isinstance(test, cst.BooleanOperation):
-        return _finiteness_only(model, test.left) and _finiteness_only(model, test.right)
+        return _reduced_checks(model, test.expression, leaf, bit_and)
+    if isinstance(test, cst.BooleanOperation) or (
+            bit_and and isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
+        return _reduced_checks(model, test.left, leaf, bit_and) and _reduced_checks(model, test.right, leaf, bit_and)
+    if leaf(model, test):
+        return True
     if not isinstance(test, cst.Call):
         return False
     func = test.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("all", "any") and not test.args:
-        return _finiteness_only(model, func.value)  # `jnp.isfinite(out).all()`
-    name = model.qualname(func)
-    if name in FINITENESS_CALLS:
-        return True
-    return name in TRUTH_REDUCTIONS and len(test.args) == 1 and _finiteness_only(model, test.args[0].value)
+        return _reduced_checks(model, func.value, leaf, bit_and)  # `jnp.isfinite(out).all()`
+    return model.qualname(func) in TRUTH_REDUCTIONS and len(test.args) == 1 \
+        and _reduced_checks(model, test.args[0].value, leaf, bit_and)
+
+
+def _finiteness_only(model: FileModel, test: cst.BaseExpression) -> bool:
+    """A check of finiteness only: `jnp.all(jnp.isfinite(out))`, `not jnp.isnan(loss).any()`,
+    `math.isfinite(float(loss))`, and `not` / `and` / `or` of them."""
+    return _reduced_checks(model, test, _finiteness_call)
+
+
+def _finiteness_call(model: FileModel, test: cst.BaseExpression) -> bool:
+    return isinstance(test, cst.Call) and model.qualname(test.func) in FINITENESS_CALLS
 
 
 _ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
@@ -1663,23 +1674,16 @@ def _bound_only(model: FileModel, test: cst.BaseExpression) -> bool:
     `jnp.all((actions >= 0) & (actions < n_actions))`, `0.0 <= p <= 1.0`, with `not` /
     `and` / `or` / `&` of them. Like finiteness, a bound the code keeps holds for any
     inputs, so draws from one key pass or fail it as independent ones would."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _bound_only(model, test.expression)
-    if isinstance(test, cst.BooleanOperation) or (
-            isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
-        return _bound_only(model, test.left) and _bound_only(model, test.right)
-    if isinstance(test, cst.Comparison):
-        if not test.comparisons or not all(isinstance(c.operator, _ORDERINGS) for c in test.comparisons):
-            return False
-        operands = [test.left] + [c.comparator for c in test.comparisons]
-        return sum(not _fixed_bound(model, o) for o in operands) == 1
-    if not isinstance(test, cst.Call):
+    return _reduced_checks(model, test, _fixed_bound_comparison, bit_and=True)
+
+
+def _fixed_bound_comparison(model: FileModel, test: cst.BaseExpression) -> bool:
+    """`lp <= 0`, `0.0 <= p <= 1.0`: orderings of one value against fixed bounds."""
+    if not isinstance(test, cst.Comparison) or not test.comparisons \
+            or not all(isinstance(c.operator, _ORDERINGS) for c in test.comparisons):
         return False
-    func = test.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("all", "any") and not test.args:
-        return _bound_only(model, func.value)  # `(x < 0).all()`
-    return model.qualname(func) in TRUTH_REDUCTIONS and len(test.args) == 1 \
-        and _bound_only(model, test.args[0].value)
+    operands = [test.left] + [c.comparator for c in test.comparisons]
+    return sum(not _fixed_bound(model, o) for o in operands) == 1
 
 
 def _fixed_bound(model: FileModel, expr: cst.BaseExpression) -> bool:
