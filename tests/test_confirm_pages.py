@@ -96,6 +96,9 @@ CONFIRMED_FINE: dict = {
                         "clock; in one full run here the region took 100 us (no compile seen) with 118 us of "
                         "the tiny run still in flight (observed), in the run before it was not confirmed: "
                         "as ('JAX601', 7, 25), a result of when the run ends, not of the code",
+    ("JAX601", 20, 20): "the same block's second region, grad of a fresh jit timed for its first call: in one "
+                        "full run here 129 us with the gradient still in flight when the clock stopped "
+                        "(observed), as ('JAX601', 20, 16)",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3
