@@ -172,6 +172,32 @@ class Flow(Generic[S]):
         return out
 
 
+def ends_path(stmt: cst.CSTNode) -> bool:
+    """Whether control never goes on from `stmt` to the next statement of its block:
+    a statement line that `return`s, `raise`s, `break`s or `continue`s, or an `if`
+    with an `else` whose every arm does. The statements after it never run."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return any(isinstance(small, ENDS_PATH) for small in stmt.body)
+    if isinstance(stmt, cst.If):
+        if stmt.orelse is None or not any(ends_path(s) for s in body(stmt)):
+            return False
+        if isinstance(stmt.orelse, cst.If):
+            return ends_path(stmt.orelse)
+        return any(ends_path(s) for s in body(stmt.orelse))
+    return False
+
+
+def reachable(stmts) -> list:
+    """The statements of a block that can run: those up to the first that ends the
+    path (`ends_path`); what follows it in the same block is dead code."""
+    out = []
+    for stmt in stmts:
+        out.append(stmt)
+        if ends_path(stmt):
+            break
+    return out
+
+
 def body(node) -> list:
     """The statements of a compound statement's body; a one-line suite (`if c: x = 1`)
     is one statement, run like a statement line."""

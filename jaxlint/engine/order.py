@@ -4,7 +4,8 @@ A module (or a notebook, whose cells run in order) is read from the top, the way
 Python runs it: a call of a function of the file runs that function's body at the
 call (inlined, a few levels deep), a loop body runs twice (enough to see what
 happens between two rounds), both branches of an `if` run one after the other,
-and a `def` binds a fresh function. Each function of the file that the module
+a statement after a `break`, `continue`, `return` or `raise` of its block does
+not run (`flow.reachable`), and a `def` binds a fresh function. Each function of the file that the module
 never calls is also read as an entry point of its own, as a library's caller
 would run it.
 
@@ -26,6 +27,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.flow import reachable
 from jaxlint.engine.model import FileModel, children
 from jaxlint.engine.scopes import target_names
 from jaxlint.jax_api import TRANSFORMS
@@ -125,8 +127,11 @@ class _ValueKeys:
         self.model = model
         self.known: dict[str, _Known] = {}
         self.versions: dict[str, int] = {}
+        self.epochs: dict[str, int] = {}
         self.defs: dict[str, int] = {}
         self._interned: dict[str, str] = {}
+        # Keys that are the dotted name of something imported (`optax.adam`).
+        self._imported: set[str] = set()
 
     def _intern(self, text: str) -> str:
         """A short key per distinct text, so keys stay small however deep they nest."""
@@ -143,17 +148,30 @@ class _ValueKeys:
             self.changed(name)
         else:
             self.known[name] = known
+            self._touched(name)
 
     def changed(self, name: str) -> None:
         """Rebound to an unknown value, or changed in place (`obj.a = v`, `obj.m()`)."""
         self.versions[name] = self.versions.get(name, 0) + 1
         self.known.pop(name, None)
+        self._touched(name)
 
     def consumed(self, name: str) -> None:
         """Passed to a call that may draw from it (`Model(rngs=rngs)`): the same
         object, but what it gives next may differ."""
         key = self.known.get(name, (f"{name}#{self.versions.get(name, 0)}", False))[0]
         self.known[name] = (key, True)
+        self._touched(name)
+
+    def _touched(self, name: str) -> None:
+        """The name now holds another object, or one that may have changed: what was
+        read from it before may differ from what is read after (`identity`)."""
+        self.epochs[name] = self.epochs.get(name, 0) + 1
+
+    def identity(self, name: str) -> str:
+        """The object the name holds now: the same string as long as it is neither
+        rebound, changed in place, nor handed to a call that may change it."""
+        return f"{name}@@{self.epochs.get(name, 0)}"
 
     def defined(self, name: str, node: cst.CSTNode) -> None:
         self.defs[name] = self.model.order.get(node, id(node))
@@ -169,9 +187,17 @@ class _ValueKeys:
         if isinstance(node, cst.Attribute):
             qual = self.model.qualname(node)
             if qual is not None:
+                self._imported.add(qual)
                 return qual, False
             base = self.of(node.value, depth + 1)
-            return None if base is None else (self._intern(f"{base[0]}.{node.attr.value}"), base[1])
+            if base is None:
+                return None
+            if base[1] and isinstance(node.value, cst.Name) and self.is_global(node.value):
+                # `args.lr` of an object whose arrays may differ from another built alike
+                # (`args = Config(...)` of a class of this file, or one handed to a call
+                # since): the same object, untouched since, holds the same attribute.
+                return self._intern(f"{self.identity(node.value.value)}.{node.attr.value}"), False
+            return self._intern(f"{base[0]}.{node.attr.value}"), base[1]
         if isinstance(node, cst.UnaryOperation):
             inner = self.of(node.expression, depth + 1)
             op = type(node.operator).__name__
@@ -220,7 +246,7 @@ class _ValueKeys:
         text = ",".join((a.keyword.value + "=" if a.keyword is not None else "") + k[0]
                         for a, k in zip(node.args, args))
         draws = any(k[1] for k in args)
-        qual = model.qualname(node.func)
+        qual = model.qualname(node.func) or self.function_alias(node.func)
         if qual is not None:
             kind = call_kind(qual)
             if kind == "varying":
@@ -240,6 +266,14 @@ class _ValueKeys:
                 return (self._intern(f"{func[0]}({text})"), True), None
         return None, None
 
+    def function_alias(self, func: cst.BaseExpression) -> Optional[str]:
+        """`opti(lr)` where the walk saw `opti = optimizers.adam` (and nothing since): a
+        module-level variable holding an imported function is that function."""
+        if not isinstance(func, cst.Name) or not self.is_global(func):
+            return None
+        known = self.known.get(func.value)
+        return known[0] if known is not None and known[0] in self._imported else None
+
     def _name(self, node: cst.Name) -> Optional[_Known]:
         model = self.model
         if node.value in ("True", "False", "None"):
@@ -251,7 +285,10 @@ class _ValueKeys:
         if bindings is not model.module_scope.bindings.get(node.value):
             return None  # a local variable or parameter: not followed
         if all(b.kind == "import" for b in bindings):
-            return model.qualname(node) or node.value, False
+            qual = model.qualname(node)
+            if qual is not None:
+                self._imported.add(qual)
+            return qual or node.value, False
         if any(b.kind in ("def", "class") for b in bindings):
             return f"{node.value}@{self.defs.get(node.value, 0)}", False
         # A variable not rebound since: the same object (changes in place bump its version).
@@ -337,7 +374,10 @@ class _Walker:
             return
         body = getattr(node, "body", None)
         if isinstance(body, (list, tuple)):
-            self.block(body, depth)
+            # What follows a `break`, `continue`, `return` or `raise` in the same block
+            # never runs. (The module's own top level is walked whole: a notebook cell
+            # that raises does not stop the cells run after it.)
+            self.block(reachable(body), depth)
         elif isinstance(body, cst.CSTNode):
             self._body(body, depth)
 
@@ -514,7 +554,7 @@ class _Walker:
             stack.extend(reversed(children(cur)))
         # Arguments run before the call they are passed to: the innermost call first.
         for call in sorted(calls, key=lambda c: -model.order.get(c, 0)):
-            q = model.qualname(call.func)
+            q = model.qualname(call.func) or self.keys.function_alias(call.func)
             if q in CLEAR_CACHE_CALLS:
                 self.emit("clear", q, call)
                 continue
