@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
+
 from jaxlint.linter import lint_string
 
 HEAD = """\
@@ -198,3 +200,154 @@ apply(jnp.ones(2))
         noise = jax.random.normal(key, (2,))
         apply(jnp.ones(2))
         """, head) == [(12, "JAX103")]
+
+
+# Dead code (B20 #1-4): what follows a `break`, `continue`, `return` or `raise` of its
+# own block never runs, so a rebinding there is no rebinding. Each case is reported
+# once the jump is taken out.
+DEAD_CODE = {
+    "break": """\
+        for i in range(3):
+            apply(jnp.ones(2))
+            if i > 5:
+                break
+                scale = jnp.float32(3.0)
+        """,
+    "continue": """\
+        for i in range(3):
+            apply(jnp.ones(2))
+            if i > 5:
+                continue
+                scale = jnp.float32(3.0)
+        """,
+    "return": """\
+        def reset():
+            global scale
+            return
+            scale = jnp.float32(3.0)
+
+
+        reset()
+        apply(jnp.ones(2))
+        """,
+    "raise": """\
+        for i in range(3):
+            apply(jnp.ones(2))
+            if i > 5:
+                raise ValueError(i)
+                scale = jnp.float32(3.0)
+        """,
+    "if-else": """\
+        for i in range(3):
+            apply(jnp.ones(2))
+            if i > 5:
+                break
+            else:
+                continue
+            scale = jnp.float32(3.0)
+        """,
+}
+
+
+def test_a_rebinding_after_a_jump_never_runs():
+    for jump, tail in DEAD_CODE.items():
+        assert _codes(tail) == [], jump
+        live = "\n".join(line.split(line.strip())[0] + "pass"
+                         if line.strip() in ("break", "continue", "return", "raise ValueError(i)") else line
+                         for line in tail.splitlines())
+        assert _codes(live + "\n") == [(9, "JAX103")], jump
+
+
+def test_a_jump_in_one_arm_leaves_the_code_after_the_if_live():
+    assert _codes("""\
+        for i in range(3):
+            apply(jnp.ones(2))
+            if i > 5:
+                break
+            scale = jnp.float32(3.0)
+        """) == [(9, "JAX103")]
+
+
+def test_reachable_stops_after_the_statement_that_ends_the_path():
+    from jaxlint.engine.flow import ends_path, reachable
+    module = cst.parse_module(textwrap.dedent("""\
+        a = 1
+        if a:
+            return_value = 1
+        else:
+            raise ValueError
+        b = 2
+        if a: pass
+        else: raise ValueError
+        """))
+    body = list(module.body)
+    assert [ends_path(s) for s in body] == [False, False, False, False]
+    loop = cst.parse_module("for i in x:\n    f(i)\n    if i: break\n    else: continue\n    g(i)\n").body[0]
+    stmts = list(loop.body.body)
+    assert reachable(stmts) == stmts[:2]
+    assert reachable(body) == body
+
+
+# An alias of an imported function (B20 #5-8): `to32 = jnp.float32` binds the same
+# function, so `to32(2.0)` is `jnp.float32(2.0)`, an equal value; another constant is not.
+def test_a_call_through_an_alias_of_a_library_function_is_that_function():
+    alias = HEAD.replace("scale = jnp.float32(2.0)\n", "to32 = jnp.float32\nscale = to32(2.0)\n")
+    assert _codes("""\
+        scale = to32(2.0)
+        apply(jnp.ones(2))
+        """, alias) == []
+    assert _codes("""\
+        scale = jnp.float32(2.0)
+        apply(jnp.ones(2))
+        """, alias) == []
+    assert _codes("""\
+        scale = to32(3.0)
+        apply(jnp.ones(2))
+        """, alias) == [(10, "JAX103")]
+    assert _codes("""\
+        to32 = jnp.float16
+        scale = to32(2.0)
+        apply(jnp.ones(2))
+        """, alias) == [(10, "JAX103")]
+
+
+# An attribute of the same object (B20 #5-8): `cfg` is built by a class of this file, so
+# another `Config(...)` may differ, but reading `cfg.value` again from the same object,
+# untouched since, gives the same value.
+CONFIG_HEAD = """\
+import jax
+import jax.numpy as jnp
+
+
+class Config:
+    def __init__(self, value):
+        self.value = value
+
+
+cfg = Config(2.0)
+scale = cfg.value
+
+
+@jax.jit
+def apply(x):
+    return x * scale
+
+
+apply(jnp.ones(2))
+"""
+
+
+def test_an_attribute_of_the_same_untouched_object_is_the_same_value():
+    assert _codes("""\
+        scale = cfg.value
+        apply(jnp.ones(2))
+        """, CONFIG_HEAD) == []
+
+
+def test_an_attribute_of_an_object_changed_or_replaced_since_is_stale():
+    for change in ("cfg.value = 3.0", "cfg = Config(3.0)", "setattr(cfg, \"value\", 3.0)", "cfg.__init__(3.0)"):
+        assert _codes(f"""\
+            {change}
+            scale = cfg.value
+            apply(jnp.ones(2))
+            """, CONFIG_HEAD) == [(16, "JAX103")], change
