@@ -626,6 +626,10 @@ BLOCKING_FUNCTIONS: frozenset[str] = frozenset({
     "builtins.repr", "builtins.str", "builtins.format",
 })
 BLOCKING_METHODS: frozenset[str] = frozenset({"block_until_ready", "item", "tolist"})
+#: Of those, the ones that only wait: their result is the value they were given, so
+#: called as a statement of its own they use nothing of it (`jax.block_until_ready(x)`).
+WAIT_ONLY_FUNCTIONS: frozenset[str] = frozenset({"jax.block_until_ready"})
+WAIT_ONLY_METHODS: frozenset[str] = frozenset({"block_until_ready"})
 #: Ahead-of-time steps of a jitted function (`jax.jit(f).lower(x).compile()`): they
 #: trace, lower and compile on the host and return when done, reading their array
 #: arguments only for shapes and dtypes; a timer around them times the compiler.

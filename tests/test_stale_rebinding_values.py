@@ -351,3 +351,69 @@ def test_an_attribute_of_an_object_changed_or_replaced_since_is_stale():
             scale = cfg.value
             apply(jnp.ones(2))
             """, CONFIG_HEAD) == [(16, "JAX103")], change
+
+
+# What the stale calls return (B15 #33): a notebook that rebinds its optimizer and runs
+# a step jitted earlier ten times to profile it, then throws the results away (the next
+# cell builds everything anew). The stale value changes nothing the program uses.
+def test_stale_calls_whose_results_nothing_reads_are_not_reported():
+    assert _codes("""\
+        scale = jnp.float32(3.0)
+        out = apply(jnp.ones(2))
+        for _ in range(3):
+            out = apply(out)
+        jax.block_until_ready(out)
+        out = None
+        """) == []
+
+
+def test_a_stale_result_read_kept_or_shown_is_reported():
+    for use in ("print(out)", "total = out.sum()", "out  # shown by the notebook", "out.block_until_ready()"):
+        assert _codes(f"""\
+            scale = jnp.float32(3.0)
+            out = apply(jnp.ones(2))
+            for _ in range(3):
+                out = apply(out)
+            {use}
+            out = None
+            """) == ([] if use.endswith("ready()") else [(9, "JAX103")]), use
+    # Still held by a module-level variable when the program ends: left to its user.
+    assert _codes("""\
+        scale = jnp.float32(3.0)
+        out = apply(jnp.ones(2))
+        """) == [(9, "JAX103")]
+    # A result not assigned to a name, or assigned elsewhere, is used where it goes.
+    for call in ("print(apply(jnp.ones(2)))", "results = [apply(jnp.ones(2))]"):
+        assert _codes(f"""\
+            scale = jnp.float32(3.0)
+            {call}
+            """) == [(9, "JAX103")], call
+
+
+def test_a_jitted_function_that_prints_at_run_time_shows_its_stale_values():
+    printing = HEAD.replace("    return x * scale\n", "    jax.debug.print('{}', x * scale)\n    return x * scale\n")
+    assert _codes("""\
+        scale = jnp.float32(3.0)
+        out = apply(jnp.ones(2))
+        out = None
+        """, printing) == [(9, "JAX103"), (10, "JAX103")]
+    assert _codes("""\
+        scale = jnp.float32(3.0)
+        out = apply(jnp.ones(2))
+        out = None
+        """) == []
+
+
+def test_a_stale_result_read_after_a_fresh_definition_is_still_used():
+    assert _codes("""\
+        scale = jnp.float32(3.0)
+        out = apply(jnp.ones(2))
+
+
+        @jax.jit
+        def apply(x):
+            return x * scale
+
+
+        print(apply(out))
+        """) == [(9, "JAX103")]

@@ -16,7 +16,9 @@ The events are what rules about "before" and "after" need (JAX103 today):
 - `bind`: its first binding, whose value a later rebinding may repeat;
 - `fresh`: a watched name is bound to a new function object (`def`, a lambda, a
   factory's result), so a jitted function traced before is not the one called after;
-- `clear`: `jax.clear_caches()`, after which everything traces afresh.
+- `clear`: `jax.clear_caches()`, after which everything traces afresh;
+- `read`: a name that the result of a call of a watched name is assigned to
+  (`state, loss = step(state, x)`) is read, so what that call returned is used.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ _MAX_EVENTS = 20000
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # "call", "write", "bind" (a global's first binding), "fresh", "clear"
+    kind: str  # "call", "write", "bind" (a global's first binding), "fresh", "clear", "read"
     name: str
     node: cst.CSTNode
     # For a call: the `def` the name resolves to there (None: not known), so two
@@ -69,7 +71,8 @@ def program_runs(model: FileModel, watched: frozenset[str],
         bindings = model.module_scope.bindings.get(name)
         if bindings:
             initial.setdefault(id(bindings[0].node), []).append(name)
-    module = _Walker(model, watched, writes, initial)
+    results = _result_names(model, watched)
+    module = _Walker(model, watched, writes, initial, results)
     module.block(model.module.body, 0)
     runs = [module.events]
     total = len(module.events)
@@ -78,7 +81,7 @@ def program_runs(model: FileModel, watched: frozenset[str],
             continue
         if total >= _MAX_EVENTS:
             break
-        walker = _Walker(model, watched, writes, initial)
+        walker = _Walker(model, watched, writes, initial, results)
         walker.function(info, 0)
         runs.append(walker.events)
         total += len(walker.events)
@@ -331,6 +334,23 @@ def _literal_index(node: cst.Subscript):
     return None
 
 
+def _result_names(model: FileModel, watched: frozenset[str]) -> frozenset[str]:
+    """Names a call of a watched name is assigned to (`loss, state = step(state, x)`)."""
+    out = set()
+    for stmt in model.nodes(cst.Assign, cst.AnnAssign):
+        call = _assigned_call(stmt)
+        if call is not None and isinstance(call.func, cst.Name) and call.func.value in watched:
+            targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+            for target in targets:
+                out.update(n.value for n in target_names(target))
+    return frozenset(out)
+
+
+def _assigned_call(stmt: cst.CSTNode) -> Optional[cst.Call]:
+    value = getattr(stmt, "value", None)
+    return value if isinstance(value, cst.Call) else None
+
+
 def _module_functions(model: FileModel):
     for stmt in model.module.body:
         if isinstance(stmt, cst.FunctionDef):
@@ -346,9 +366,10 @@ def is_wrapper(model: FileModel, call: cst.Call) -> bool:
 
 class _Walker:
     def __init__(self, model: FileModel, watched: frozenset[str], writes: dict[int, list[str]],
-                 initial: dict[int, list[str]]):
+                 initial: dict[int, list[str]], results: frozenset[str] = frozenset()):
         self.model = model
         self.watched = watched
+        self.results = results
         self.writes = writes
         self.initial = initial
         self.events: list[Event] = []
@@ -445,6 +466,8 @@ class _Walker:
                         and not self._same_function_rewrapped(small.value):
                     self._fresh(target.value, small)
             return
+        if isinstance(small, cst.Del):
+            return  # `del state`: unbinds, reads nothing
         for child in children(small):
             self.expr(child, depth)
 
@@ -540,6 +563,8 @@ class _Walker:
             cur = stack.pop()
             if isinstance(cur, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
                 continue  # runs when called, not here
+            if isinstance(cur, cst.Name) and cur.value in self.results and _is_read(model, cur):
+                self.emit("read", cur.value, cur)
             if isinstance(cur, cst.Name) and cur.value in self.watched and self._runs(cur):
                 info = model.resolve_function(cur)
                 self.emit("call", cur.value, cur, info.node if info is not None else None)
@@ -627,10 +652,14 @@ class _Walker:
 
 
 def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
-                 function: Optional[cst.CSTNode] = None) -> Optional[Event]:
+                 function: Optional[cst.CSTNode] = None, model: Optional[FileModel] = None) -> Optional[Event]:
     """The first write of `written` that falls between two calls of the same function
     object (one of `names`, resolving to `function` where known), with no fresh
-    binding or cache clearing in between."""
+    binding or cache clearing in between.
+
+    With `model`, only where the program then uses what the calls after the write
+    return (`_results_used`): a stale call whose results nothing reads changes nothing
+    the program does."""
     for events in runs:
         called = False
         pending: Optional[Event] = None
@@ -638,11 +667,13 @@ def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
         # it to an equal value (a notebook cell run again) changes nothing traced.
         current: Optional[str] = None
         traced: Optional[str] = None
-        for event in events:
-            if event.kind == "call" and event.name in names \
-                    and (function is None or event.target is None or event.target is function):
-                if pending is not None and (current is None or current != traced):
-                    return pending
+        quiet = False  # stale, but nothing reads what the stale calls return
+        for index, event in enumerate(events):
+            if _calls(event, names, function):
+                if pending is not None and not quiet and (current is None or current != traced):
+                    if model is None or _results_used(model, events, index, names, function):
+                        return pending
+                    quiet = True
                 called, traced, pending = True, current, None
             elif event.kind == "bind" and event.name == written:
                 current = event.value
@@ -651,8 +682,93 @@ def runs_between(runs: list[list[Event]], names: frozenset[str], written: str,
                 if called:
                     pending = pending or event
             elif (event.kind == "fresh" and event.name in names) or event.kind == "clear":
-                called, pending = False, None
+                called, pending, quiet = False, None, False
     return None
+
+
+def _calls(event: Event, names: frozenset[str], function: Optional[cst.CSTNode]) -> bool:
+    return event.kind == "call" and event.name in names \
+        and (function is None or event.target is None or event.target is function)
+
+
+def _results_used(model: FileModel, events: list[Event], start: int, names: frozenset[str],
+                  function: Optional[cst.CSTNode]) -> bool:
+    """Whether the program reads what the calls of the function from `events[start]` on
+    return, up to a fresh binding of it: a call whose result is not assigned to plain
+    names (`print(step(x))`, `self.s = step(x)`) is used; so is a name it is assigned
+    to, read before it is rebound, except as an argument of another such call
+    (`state = step(state)` in a loop) or to wait for it (`jax.block_until_ready(loss)`
+    as a statement), and a module-level variable that still holds one at the end.
+    Unknown (the walk stopped early) counts as used."""
+    if len(events) >= _MAX_EVENTS:
+        return True
+    stale = True
+    tainted: set[str] = set()
+    own: set[int] = set()  # the statements that assign the stale calls' results
+    for event in events[start:]:
+        if _calls(event, names, function) and stale:
+            stmt = _result_assignment(model, event.node)
+            if stmt is None:
+                return True
+            own.add(id(stmt))
+            targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+            tainted.update(n.value for t in targets for n in target_names(t))
+        elif event.kind == "read" and event.name in tainted:
+            if not (stale and _feeds(model, event.node, names)) and not _only_waited_on(model, event.node):
+                return True
+        elif event.kind in ("write", "bind") and event.name in tainted and id(event.node) not in own \
+                and isinstance(event.node, (cst.Assign, cst.AnnAssign, cst.For)):
+            tainted.discard(event.name)
+        elif (event.kind == "fresh" and event.name in names) or event.kind == "clear":
+            stale = False  # later calls trace afresh; reading the old results still counts
+    # A module-level variable still holding a stale result when the program ends is
+    # what it leaves behind (for the notebook's user, or whoever imports it).
+    return any(name in model.module_scope.bindings for name in tainted)
+
+
+def _result_assignment(model: FileModel, name: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """`x, y = step(...)` for the `step` of the call: the assignment whose whole value is
+    the call, to plain names only; None otherwise."""
+    call = model.parent(name)
+    if not isinstance(call, cst.Call) or call.func is not name:
+        return None
+    stmt = model.parent(call)
+    if not isinstance(stmt, (cst.Assign, cst.AnnAssign)) or stmt.value is not call:
+        return None
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+    for target in targets:
+        parts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        for part in parts:
+            value = part.value if isinstance(part, (cst.Element, cst.StarredElement)) else part
+            if not isinstance(value, cst.Name):
+                return None
+    return stmt
+
+
+def _feeds(model: FileModel, name: cst.CSTNode, names: frozenset[str]) -> bool:
+    """The name passed straight to another call of one of `names`."""
+    arg = model.parent(name)
+    if not isinstance(arg, cst.Arg) or arg.value is not name:
+        return False
+    call = model.parent(arg)
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in names
+
+
+def _only_waited_on(model: FileModel, name: cst.CSTNode) -> bool:
+    """`jax.block_until_ready(loss)` or `loss.block_until_ready()` as a statement of its
+    own: it waits for the value and throws it away."""
+    node = model.parent(name)
+    if isinstance(node, cst.Attribute) and node.value is name and node.attr.value in jax_api.WAIT_ONLY_METHODS:
+        call = model.parent(node)
+        return isinstance(call, cst.Call) and call.func is node and isinstance(model.parent(call), cst.Expr)
+    child: cst.CSTNode = name
+    while isinstance(node, (cst.Element, cst.Tuple, cst.List)):
+        child, node = node, model.parent(node)
+    if not isinstance(node, cst.Arg) or node.value is not child:
+        return False
+    call = model.parent(node)
+    return isinstance(call, cst.Call) and model.qualname(call.func) in jax_api.WAIT_ONLY_FUNCTIONS \
+        and isinstance(model.parent(call), cst.Expr)
 
 
 def compiles_first(model: FileModel, call: cst.Call) -> bool:

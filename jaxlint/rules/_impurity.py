@@ -25,6 +25,10 @@ CALLBACKS: frozenset[str] = frozenset({
     "jax.experimental.host_callback.id_print",
 })
 
+#: Calls in traced code that hand values to the host on every run (a print, a
+#: callback): what a jitted function computes is seen even where nothing reads its result.
+RUN_TIME_OUTPUTS: frozenset[str] = CALLBACKS | {"jax.debug.print", "jax.debug.breakpoint"}
+
 #: Methods that let a caller run a callable later (not during the trace).
 _DEFERRING_METHODS: frozenset[str] = frozenset({"register", "connect", "add_done_callback"})
 

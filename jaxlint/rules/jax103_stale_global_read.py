@@ -7,7 +7,7 @@ import libcst as cst
 from jaxlint.engine.order import attribute_writes, is_wrapper, program_runs, runs_between
 from jaxlint.engine.tracing import wrapped_target
 
-from jaxlint.rules._impurity import trace_time_function, where
+from jaxlint.rules._impurity import RUN_TIME_OUTPUTS, trace_time_function, where
 from jaxlint.rules.base import Rule
 
 class StaleGlobalRead(Rule):
@@ -49,11 +49,15 @@ class StaleGlobalRead(Rule):
             return
         names = {(id(top), obj): self._call_names(top, obj) for _, _, top, _, obj in reads}
         runs = program_runs(model, frozenset(n for group in names.values() for n in group), attributes)
+        # Where traced code hands values to the host (jax.debug.print), a stale call
+        # shows its values even when nothing reads its results.
+        used_only = None if any(model.qualname(c.func) in RUN_TIME_OUTPUTS for c in model.nodes(cst.Call)) else model
         for node, func, top, name, obj in reads:
             # Stale only when the program calls the same jitted function, rebinds the
-            # global, then calls it again: a rebinding before the first call, or with
-            # a fresh function (or jax.clear_caches()), traces afresh.
-            write = runs_between(runs, names[(id(top), obj)], name, top.node)
+            # global, then calls it again and uses what that call returns: a rebinding
+            # before the first call, or with a fresh function (or jax.clear_caches()),
+            # traces afresh.
+            write = runs_between(runs, names[(id(top), obj)], name, top.node, used_only)
             if write is None:
                 continue
             if isinstance(node, cst.Attribute):
