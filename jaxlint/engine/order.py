@@ -728,10 +728,11 @@ def _results_used(model: FileModel, events: list[Event], start: int, names: froz
 
 def _result_assignment(model: FileModel, name: cst.CSTNode) -> Optional[cst.CSTNode]:
     """`x, y = step(...)` for the `step` of the call: the assignment whose whole value is
-    the call, to plain names only; None otherwise."""
+    the call of a plain name, to plain names only (those `_result_names` has the walk
+    report reads of); None otherwise."""
     call = model.parent(name)
-    if not isinstance(call, cst.Call) or call.func is not name:
-        return None
+    if not isinstance(name, cst.Name) or not isinstance(call, cst.Call) or call.func is not name:
+        return None  # `obj.step(x)`, `lax.scan(step, ...)`: not followed (`_result_names`)
     stmt = model.parent(call)
     if not isinstance(stmt, (cst.Assign, cst.AnnAssign)) or stmt.value is not call:
         return None
