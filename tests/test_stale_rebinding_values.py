@@ -417,3 +417,13 @@ def test_a_stale_result_read_after_a_fresh_definition_is_still_used():
 
         print(apply(out))
         """) == [(9, "JAX103")]
+
+
+def test_a_stale_result_read_by_a_function_made_after_it_is_used():
+    for closure in ("show = lambda: print(out)", "def show():\n    print(out)"):
+        assert _codes(f"""\
+            scale = jnp.float32(3.0)
+            out = apply(jnp.ones(2))
+{textwrap.indent(closure, " " * 12)}
+            out = None
+            """) == [(9, "JAX103")], closure

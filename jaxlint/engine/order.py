@@ -30,7 +30,7 @@ import libcst as cst
 
 from jaxlint import jax_api
 from jaxlint.engine.flow import reachable
-from jaxlint.engine.model import FileModel, children
+from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.jax_api import TRANSFORMS
 
@@ -411,6 +411,7 @@ class _Walker:
                 self.expr(dec.decorator, depth)
             self._defined(stmt)
             self._fresh(stmt.name.value, stmt)
+            self._closure_reads(stmt)
         elif isinstance(stmt, cst.ClassDef):
             self._body(stmt.body, depth)
             self._defined(stmt)
@@ -562,6 +563,7 @@ class _Walker:
         while stack:
             cur = stack.pop()
             if isinstance(cur, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                self._closure_reads(cur)
                 continue  # runs when called, not here
             if isinstance(cur, cst.Name) and cur.value in self.results and _is_read(model, cur):
                 self.emit("read", cur.value, cur)
@@ -599,6 +601,19 @@ class _Walker:
                         and isinstance(call.func.value, cst.Name):
                     obj = self._object_name(call.func.value)
                 self.function(info, depth + 1, obj)
+
+    def _closure_reads(self, node: cst.CSTNode) -> None:
+        """A function or lambda made here that reads a name of `results` from outside
+        (`lambda: state`, a nested `def` reading the global `state`): it may run at any
+        time from now on, so it counts as reading the name here."""
+        if not self.results:
+            return
+        model = self.model
+        for cur in walk(node):
+            if isinstance(cur, cst.Name) and cur.value in self.results and _is_read(model, cur):
+                scope = model.scope_of(cur)
+                if scope.lookup(cur.value) is not scope.bindings.get(cur.value):
+                    self.emit("read", cur.value, cur)
 
     def _state_effects(self, call: cst.Call, qual: Optional[str]) -> None:
         """A method called on a module-level object (`model.eval()`, `rngs()`) may change
