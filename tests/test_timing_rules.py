@@ -469,3 +469,44 @@ def test_timeit_of_a_small_eager_call_is_dispatch_bound(tmp_path):
     )
     found, _ = _found(path)
     assert {(cell, code) for cell, _, code in found} == {(3, "JAX601"), (5, "JAX601"), (6, "JAX601")}
+
+
+def test_a_callee_that_waits_makes_its_call_wait(lint):
+    # `relax` stops on an array's truth value and returns a Python float: a call of it
+    # (here through `scan`) waits. `relax_shape` tests only a shape and returns the
+    # array, so its caller's timer misses the work.
+    code = """
+        import time
+        import jax.numpy as jnp
+
+        def relax(h, tol=1e-6):
+            d, e_old = jnp.eye(h.shape[0]), 0.0
+            for _ in range(50):
+                e = jnp.sum(d * h)
+                if abs(e - e_old) < tol:
+                    break
+                e_old, d = e, jnp.tanh(d @ h)
+            return float(e)
+
+        def relax_shape(h):
+            d = jnp.eye(h.shape[0])
+            for _ in range(50):
+                if h.shape[0] > 100:
+                    break
+                d = jnp.tanh(d @ h)
+            return d
+
+        def scan_waiting(sizes):
+            return jnp.array([relax(jnp.ones((n, n)) / n) for n in sizes])
+
+        def scan_pending(sizes):
+            return jnp.stack([relax_shape(jnp.ones((n, n)) / n) for n in sizes])
+
+        t0 = time.time()
+        out = scan_waiting([100, 200])
+        print(time.time() - t0)
+        t0 = time.time()
+        out = scan_pending([100, 200])
+        print(time.time() - t0)
+    """
+    assert findings(lint, code) == [(33, "JAX601")]

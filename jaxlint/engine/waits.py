@@ -56,7 +56,12 @@ def function_waits(model, info: FunctionInfo, blocking: Callable[[cst.Call], boo
     fails and `print` shows a tracer, so nothing there waits."""
     if depth > _DEPTH or info.traced:
         return False
-    seen = set() if seen is None else seen
+    if seen is None:  # asked from outside: answered once per function and table
+        cache = model.__dict__.setdefault("_function_waits", {})
+        key = (info.node, blocking)
+        if key not in cache:
+            cache[key] = function_waits(model, info, blocking, depth, set())
+        return cache[key]
     if info.node in seen:
         return False
     seen.add(info.node)
