@@ -601,9 +601,18 @@ LINEAR_COST_FUNCTIONS: frozenset[str] = frozenset(
         "vstack", "linspace", "arange", "zeros", "ones", "full", "empty", "eye",
     ))
 #: Contractions: their cost is at most the product of their operands' sizes
-#: ((m, k) @ (k, n) costs m*k*n <= (m*k)*(k*n)).
+#: ((m, k) @ (k, n) costs m*k*n <= (m*k)*(k*n)). `searchsorted(a, v)` too: its costliest
+#: method, `compare_all`, compares every value with every element of `a`.
 PRODUCT_COST_FUNCTIONS: frozenset[str] = frozenset(
-    f"jax.numpy.{n}" for n in ("dot", "vdot", "inner", "matmul", "outer"))
+    f"jax.numpy.{n}" for n in ("dot", "vdot", "inner", "matmul", "outer", "searchsorted"))
+#: Functions whose cost depends on their `method=`: the default method, and the methods
+#: within the bound above. `searchsorted`'s binary searches (`scan`, `scan_unrolled`)
+#: touch each value log(n) times; `method="sort"` sorts the joined arrays, a cost these
+#: tables do not bound (measured, 100-call loops on 100/50 values: 4-17% short at the
+#: clock, against 0.2-2.8% for the others).
+COST_BOUNDED_METHODS: dict[str, tuple[str, frozenset[str]]] = {
+    "jax.numpy.searchsorted": ("scan", frozenset({"scan", "scan_unrolled", "compare_all"})),
+}
 #: The most elements one eagerly dispatched op may touch for the clock to miss nothing a
 #: user would act on, by how the timer runs the work. Measured (jax 0.10.2, CPU, 2
 #: shared cores; median of 5-100 runs, the clock read after the dispatch and again

@@ -448,9 +448,11 @@ def test_dispatch_bound_needs_stated_small_sizes_and_eager_ops(lint):
 
 def test_timeit_of_a_small_eager_call_is_dispatch_bound(tmp_path):
     # `%timeit` repeats the statement: eager ops on 6 elements each keep up with their
-    # dispatch; `%time` runs it once, a jitted call is one dispatch, and `%timeit` of a
-    # search of unstated cost (measured: `searchsorted(method='sort')` on 100/50 values,
-    # 17% short over 100 calls) stays reported.
+    # dispatch, and so does a binary search (`searchsorted`'s default method: at most one
+    # comparison per pair of elements); `%time` runs it once, a jitted call is one
+    # dispatch, and `%timeit` of a search by sorting, whose cost the tables do not bound
+    # (measured: `searchsorted(method='sort')` on 100/50 values, 4-17% short over 100
+    # calls), stays reported.
     from tests.test_notebooks import _found, _notebook
 
     path = _notebook(
@@ -463,6 +465,48 @@ def test_timeit_of_a_small_eager_call_is_dispatch_bound(tmp_path):
         "jc = jax.jit(convolve)\njc(x, w)\n",
         "%timeit jc(x, w)\n",
         "%timeit jnp.searchsorted(x, w, method='sort')\n",
+        "%timeit jnp.searchsorted(x, w)\n",
     )
     found, _ = _found(path)
     assert {(cell, code) for cell, _, code in found} == {(3, "JAX601"), (5, "JAX601"), (6, "JAX601")}
+
+
+def test_a_callee_that_waits_makes_its_call_wait(lint):
+    # `relax` stops on an array's truth value and returns a Python float: a call of it
+    # (here through `scan`) waits. `relax_shape` tests only a shape and returns the
+    # array, so its caller's timer misses the work.
+    code = """
+        import time
+        import jax.numpy as jnp
+
+        def relax(h, tol=1e-6):
+            d, e_old = jnp.eye(h.shape[0]), 0.0
+            for _ in range(50):
+                e = jnp.sum(d * h)
+                if abs(e - e_old) < tol:
+                    break
+                e_old, d = e, jnp.tanh(d @ h)
+            return float(e)
+
+        def relax_shape(h):
+            d = jnp.eye(h.shape[0])
+            for _ in range(50):
+                if h.shape[0] > 100:
+                    break
+                d = jnp.tanh(d @ h)
+            return d
+
+        def scan_waiting(sizes):
+            return jnp.array([relax(jnp.ones((n, n)) / n) for n in sizes])
+
+        def scan_pending(sizes):
+            return jnp.stack([relax_shape(jnp.ones((n, n)) / n) for n in sizes])
+
+        t0 = time.time()
+        out = scan_waiting([100, 200])
+        print(time.time() - t0)
+        t0 = time.time()
+        out = scan_pending([100, 200])
+        print(time.time() - t0)
+    """
+    assert findings(lint, code) == [(33, "JAX601")]

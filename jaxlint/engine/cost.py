@@ -85,9 +85,11 @@ def eager_work(model, call: cst.Call, env: dict, batch: int = 1, depth: int = 0)
 def _call_work(model, call, env, batch, depth, work, times):
     """The shape of `call`'s result, adding its ops to `work`; None if unknown."""
     from jaxlint.engine.sizes import array_shape
-    from jaxlint.jax_api import LINEAR_COST_FUNCTIONS, PRODUCT_COST_FUNCTIONS
+    from jaxlint.jax_api import COST_BOUNDED_METHODS, LINEAR_COST_FUNCTIONS, PRODUCT_COST_FUNCTIONS
 
     q = model.qualname(call.func) or ""
+    if q in COST_BOUNDED_METHODS and _method(call, COST_BOUNDED_METHODS[q][0]) not in COST_BOUNDED_METHODS[q][1]:
+        return None  # `searchsorted(..., method="sort")`: a sort, whose cost the tables do not bound
     if q in LINEAR_COST_FUNCTIONS or q in PRODUCT_COST_FUNCTIONS:
         shapes = []
         for a in call.args:
@@ -95,7 +97,7 @@ def _call_work(model, call, env, batch, depth, work, times):
                 return None
             if isinstance(a.value, (cst.ListComp, cst.List, cst.Tuple)) and a.keyword is None:
                 shape = _sequence_work(model, a.value, env, batch, depth, work, times)
-            elif a.keyword is not None and a.keyword.value in ("dtype", "axis", "num", "endpoint"):
+            elif a.keyword is not None and a.keyword.value in ("dtype", "axis", "num", "endpoint", "side", "method"):
                 continue
             else:
                 shape = _expr_work(model, a.value, env, batch, depth, work, times)
@@ -138,9 +140,20 @@ def _call_work(model, call, env, batch, depth, work, times):
     return None
 
 
+def _method(call: cst.Call, default: str):
+    """The `method="..."` a call states (None when it is not a plain string)."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "method":
+            value = a.value
+            return value.evaluated_value if isinstance(value, cst.SimpleString) else None
+    return default
+
+
 def _contracted(name: str, a: tuple, b: tuple):
     """The result shape of `jnp.dot(a, b)` / `matmul` / `inner` / `vdot` / `outer` on shapes
-    of rank 1 or 2 (None for other ranks)."""
+    of rank 1 or 2 (None for other ranks); `searchsorted(a, v)` gives one index per value."""
+    if name == "searchsorted":
+        return b if len(a) == 1 else None
     if name == "outer":
         return (_elements(a), _elements(b))
     if name == "vdot":

@@ -13,6 +13,7 @@ from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
 from jaxlint.engine.order import compiles_first
 from jaxlint.engine.values import Shape
+from jaxlint.engine.waits import function_waits
 from jaxlint.engine.scopes import BindingKind, target_names
 from jaxlint.jax_api import (DISPATCH_BOUND_ELEMENTS, DISPATCH_BOUND_MIN_OPS, SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, NUMPY_CONVERTING_METHODS, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
@@ -237,8 +238,7 @@ class TimingWithoutBlock(Rule):
         if any(c.via == "decorator" and c.cached for c in info.contexts.values()):
             return True
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
-        return not any(self._is_blocking(c) for c in body) and \
-            any(_device_work(self.model.qualname(c.func)) for c in body)
+        return not self._waits(info, body) and any(_device_work(self.model.qualname(c.func)) for c in body)
 
     def _timed_magics(self, calls: list[cst.Call]):
         """`%timeit f(x)` / `%time f(x)` in a notebook (marked by jaxlint.notebook)."""
@@ -743,7 +743,7 @@ class TimingWithoutBlock(Rule):
         if any(c.via in ("decorator", "wrapper") and c.cached for c in info.contexts.values()):
             return True
         body = [c for c in self.model.nodes(cst.Call) if self.model.function_of(c) is info]
-        if any(self._is_blocking(c) for c in body):
+        if self._waits(info, body):
             return False
         if any(_device_work(self.model.qualname(c.func)) for c in body) or self._hands_keys_on(body):
             return True
@@ -756,6 +756,13 @@ class TimingWithoutBlock(Rule):
             for c in body) and not any(
             isinstance(n, (cst.FormattedString, cst.If, cst.While, cst.Assert))
             for n in walk(info.node) if self.model.function_of(n) is info)
+
+    def _waits(self, info: FunctionInfo, body: list[cst.Call]) -> bool:
+        """The function waits for a device value when it runs: a wait in its body, a test
+        on an array, or a function of this file it calls that waits (`pes_scan` calling a
+        `relax` loop that stops on `if abs(e - e_old) < tol:` and returns `float(e)`).
+        A timer around its call holds the work done before that wait."""
+        return any(self._is_blocking(c) for c in body) or function_waits(self.model, info, self._is_blocking)
 
     def _hands_keys_on(self, body: list[cst.Call]) -> bool:
         """Keys made here and passed to a call this file cannot see into

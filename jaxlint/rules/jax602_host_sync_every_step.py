@@ -6,8 +6,10 @@ from typing import Iterator
 
 import libcst as cst
 
+from jaxlint.engine.callees import called_function
 from jaxlint.engine.model import walk
 from jaxlint.engine.scopes import target_names
+from jaxlint.engine.waits import function_waits
 from jaxlint.jax_api import (HOST_SYNC_FUNCTIONS, HOST_SYNC_METHODS, LOGGING_FUNCTIONS, LOGGING_METHODS,
                              LOGGING_MODULES)
 from jaxlint.rules import _recompile as rc
@@ -44,7 +46,7 @@ class HostSyncEveryStep(Rule):
                     reads.append((sync, step))
             # A copy the loop needs (an action for the environment) makes every iteration
             # wait anyway: logging another value of the same step costs nothing more.
-            if any(not self._logged(sync) for sync, _ in reads):
+            if any(not self._logged(sync) for sync, _ in reads) or self._waits_anyway(loop):
                 continue
             for sync, (call, callee) in reads:
                 if rc.repeating_loop(model, call) is not loop or not self._every_iteration(sync, loop):
@@ -55,6 +57,24 @@ class HostSyncEveryStep(Rule):
                     f"the device, so it cannot queue the next step (with its input) while this one "
                     f"runs; log every N steps (`if step % 100 == 0:`), or keep the arrays and "
                     f"convert them after the loop"), model.function_of(sync))
+
+    def _waits_anyway(self, loop: cst.CSTNode) -> bool:
+        """A function of this file that the loop calls on every iteration waits for a
+        device value itself (`evaluate(w)` returning `float(acc)`, or stopping on an
+        array): the iteration waits there regardless, so a logged copy costs nothing more."""
+        model = self.model
+        for node in walk(loop.body):
+            if not isinstance(node, cst.Call) or not self._every_iteration(node, loop):
+                continue
+            callee = called_function(model, node)
+            if callee is not None and not callee.is_lambda and function_waits(model, callee, self._copies_array):
+                return True
+        return False
+
+    def _copies_array(self, call: cst.Call) -> bool:
+        """A host copy (`float(x)`, `x.item()`, `print(x)`) of a value not known to be a
+        Python value: it waits for the array's computation."""
+        return any(not self.model.value(value).static for sync, value in self._host_reads(call))
 
     def _after(self, sync: cst.Call, call: cst.Call) -> bool:
         model = self.model
@@ -111,21 +131,23 @@ class HostSyncEveryStep(Rule):
 
     def _syncs(self, loop: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.BaseExpression]]:
         """(call, the value it copies) for every host read in the loop body."""
+        for node in walk(loop.body):
+            if isinstance(node, cst.Call):
+                yield from self._host_reads(node)
+
+    def _host_reads(self, node: cst.Call) -> Iterator[tuple[cst.Call, cst.BaseExpression]]:
+        """(node, the value it copies) when `node` copies a value to the host."""
         model = self.model
-        body = loop.body
-        for node in walk(body):
-            if not isinstance(node, cst.Call):
-                continue
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in HOST_SYNC_METHODS \
-                    and not node.args and model.qualname(func) is None:
-                yield node, func.value
-            elif model.qualname(func) in HOST_SYNC_FUNCTIONS:
-                for arg in node.args:
-                    if arg.keyword is None and not arg.star:
-                        yield node, arg.value
-                        if model.qualname(func) != "builtins.print":
-                            break
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in HOST_SYNC_METHODS \
+                and not node.args and model.qualname(func) is None:
+            yield node, func.value
+        elif model.qualname(func) in HOST_SYNC_FUNCTIONS:
+            for arg in node.args:
+                if arg.keyword is None and not arg.star:
+                    yield node, arg.value
+                    if model.qualname(func) != "builtins.print":
+                        break
 
     def _reads_result(self, value: cst.BaseExpression, call: cst.Call, names: set[str]) -> bool:
         """`loss`, `metrics["loss"]`, `step(x)` itself, or an f-string showing one of them."""
