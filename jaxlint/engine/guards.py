@@ -70,3 +70,20 @@ def feature_test(model: FileModel, test: cst.BaseExpression) -> bool:
             return True
         stack.extend(children(cur))
     return False
+
+
+TYPE_CHECKING_NAMES = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
+def under_type_checking(model: FileModel, node: cst.CSTNode) -> bool:
+    """Whether `node` is in the body of `if TYPE_CHECKING:`, which only type checkers read:
+    Python never runs it."""
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, cst.If) and child is anc.body:
+            test = anc.test
+            if model.qualname(test) in TYPE_CHECKING_NAMES or \
+                    isinstance(test, cst.Name) and test.value == "TYPE_CHECKING":
+                return True
+        child = anc
+    return False
