@@ -43,6 +43,9 @@ MODULES: tuple[str, ...] = (
 )
 
 _DATA_MODULE = "jaxlint.jax_namespace_data"
+# Modules whose namespace also holds their own imports (`partial`, `namedtuple`, `math`):
+# never suggested as the home of a name written on another module.
+_NOT_SUGGESTED = ("jax.example_libraries",)
 
 
 def _generate() -> tuple[str, dict[str, list[str]], dict[str, str]]:
@@ -148,7 +151,8 @@ def nearest(module: str, name: str) -> Optional[str]:
     """The fully qualified name the user most likely meant: the same name in another recorded
     module (`jnp.expit` -> `jax.scipy.special.expit`), else a close spelling in `module`."""
     table = _table()[1]
-    elsewhere = [m for m, found in table.items() if name in found and m != module]
+    elsewhere = [m for m, found in table.items() if name in found and m != module
+                 and not m.startswith(_NOT_SUGGESTED)]
     if elsewhere:
         # The module nearest the one written: sharing the most leading parts, then the shortest.
         parts = module.split(".")
