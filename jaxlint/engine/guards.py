@@ -3,7 +3,7 @@
 A removed or renamed JAX API inside a compatibility shim never fails on the
 installed JAX: either it is the probe that the shim catches, or it is the
 fallback that runs only when the new API is missing. All the removed-API rules
-(JAX303, JAX901-JAX908) ask `in_guarded_fallback` before reporting.
+(JAX303, JAX901-JAX909) ask `in_guarded_fallback` before reporting.
 
 The shapes recognised:
 - `try: <new or old> except ImportError/AttributeError/Exception: <old or new>`,
