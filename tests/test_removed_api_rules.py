@@ -170,3 +170,130 @@ def test_messages_name_version_and_fix():
     src = "import jax\njax.tree_map(abs, [1])\n"
     (f,) = lint_string(src, select=["JAX901"])
     assert "JAX 0.6.0" in f.message and "AttributeError" in f.message and "`jax.tree.map`" in f.message
+
+
+def test_version_guards_beyond_if():
+    """A removed name behind a feature check bound to a name, on the right of `and`, after
+    an early `return` / skip, or in a test skipped by a version check, never runs on JAX
+    versions without it."""
+    src = """
+    import jax
+    import pytest
+    import unittest
+
+    _HAS_OLD = hasattr(jax, "tree_map")
+    if _HAS_OLD:
+        jax.tree_map(abs, [1])
+    fn = "tree_map" in dir(jax) and jax.tree_map
+
+    def old(t):
+        if not hasattr(jax, "tree_map"):
+            return t
+        return jax.tree_map(abs, t)
+
+    @pytest.mark.skipif(jax.__version_info__ >= (0, 6), reason="removed")
+    def test_old():
+        jax.tree_map(abs, [1])
+
+    class T(unittest.TestCase):
+        def test_old(self):
+            if jax.__version_info__ >= (0, 6):
+                self.skipTest("removed")
+            jax.tree_map(abs, [1])
+
+    def needs_new():
+        if jax.__version_info__ < (0, 4):
+            raise ImportError("jax too old")
+        return jax.tree_map(abs, [1])
+    """
+    # A plain `raise` is no fallback: the program fails there as well.
+    assert codes(src) == [(29, "JAX901")]
+
+
+# JAX909: names a recorded JAX module does not have ------------------------------
+
+def test_namespace_table_matches_installed_jax():
+    """Every recorded name resolves in the installed jax (an attribute, maybe through a
+    deprecation shim, or an importable submodule), and the table is the generator's output."""
+    import warnings
+
+    from jaxlint import jax_namespace
+
+    if jax.__version__ != jax_namespace.table_version():
+        pytest.skip(f"table made from jax {jax_namespace.table_version()}, installed {jax.__version__}")
+    for module in jax_namespace.MODULES:
+        mod = importlib.import_module(module)
+        for name in jax_namespace.names(module):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                present = hasattr(mod, name)
+            assert present or importlib.util.find_spec(f"{module}.{name}") is not None, f"{module}.{name}"
+    version, names, removed = jax_namespace._generate()
+    assert {m: frozenset(n) for m, n in names.items()} == jax_namespace._table()[1]
+    assert removed == jax_namespace._table()[2]
+
+
+def test_unknown_names_through_imports():
+    src = """
+    import jax
+    import jax.numpy as jnp
+    from jax import random
+    from jax import numpy as np
+    from jax.nn import relu, cross_entropy
+    random.normals(random.key(0), (2,))
+    np.logsumexp(jnp.ones(2))
+    jnp.linalg.norm(jnp.ones(2))
+    jax.scipy.optimize.minimize
+    jax.lax.Precision.HIGHEST
+    jnp._private_helper
+    jnp.alltrue(jnp.ones(2))
+
+    def f(random):
+        return random.normals
+
+    def g():
+        jnp = object()
+        return jnp.whatever
+    """
+    assert codes(src) == [(6, "JAX909"), (7, "JAX909"), (8, "JAX909"), (13, "JAX903")]
+
+
+def test_unknown_names_only_at_the_tables_release_line():
+    from jaxlint.config import Settings
+    from jaxlint.linter import lint_string as lint
+
+    src = "import jax\njax.nn.normalize(jax.numpy.ones(2))\n"
+    assert [f.code for f in lint(src, settings=Settings(select=("JAX909",), target_jax_version="0.10.0"))] \
+        == ["JAX909"]
+    for older_or_newer in ("0.4.30", "0.9.2", "0.11.0"):
+        assert lint(src, settings=Settings(select=("JAX909",), target_jax_version=older_or_newer)) == []
+
+
+def test_unknown_name_messages():
+    def message(src):
+        (f,) = lint_string(src, select=["JAX909"])
+        return f.message
+
+    assert "did you mean `jax.random.normal`?" in message("import jax\njax.random.normals\n")
+    assert "did you mean `jax.nn.logsumexp`?" in message("import jax.numpy as jnp\njnp.logsumexp\n")
+    assert "Use jax.numpy.trunc instead" in message("import jax.numpy as jnp\njnp.fix\n")
+    assert "check the JAX API reference" in message("import jax\njax.nn.cross_entropy_with_logits\n")
+    assert "ImportError" in message("from jax.nn import softmax_cross_entropy\n")
+    assert "ModuleNotFoundError" in message("import jax.numoy as jnp\n")
+
+
+def test_unknown_names_set_by_the_file_or_never_run():
+    src = """
+    from __future__ import annotations
+    from typing import TYPE_CHECKING
+    import jax
+
+    jax.random.KeyArray2 = jax.Array
+    setattr(jax.nn, "normalize", jax.nn.standardize)
+    if TYPE_CHECKING:
+        from jax.nn import Foo
+
+    def f(x: jax.typing.Arrays) -> jax.random.KeyArray2:
+        return jax.nn.normalize(x)
+    """
+    assert codes(src) == []
