@@ -69,6 +69,13 @@ _FILTER_GRAD = Transform("filter_grad", abstract=False, cached=False, differenti
                          arrays_only=True)
 _MAKE_JAXPR = Transform("make_jaxpr", abstract=True, cached=False, static_argnums_kw=("static_argnums",))
 
+#: Transforms that, applied outside jit, run their function's primitives one by one as
+#: they come (nothing is cached on the function): lax control flow in it compiles its
+#: program on each call as it does eagerly, so a body made anew compiles anew (jax 0.10.2:
+#: `jax.vmap(f)(xs)` with `lax.scan(partial(step, p), ...)` in `f` logs `Compiling
+#: jit(scan)` on every call, `jax.grad` twice per call; the same body object compiles once).
+DISPATCHING_TRANSFORMS: frozenset[str] = frozenset({"vmap", "grad", "jacfwd", "jvp", "linearize", "vjp"})
+
 #: Transforms used as decorators or wrappers: `@jax.jit`, `jax.vmap(f)`.
 TRANSFORMS: dict[str, Transform] = {
     "jax.jit": _JIT,
@@ -497,6 +504,9 @@ EAGER_COMPILED_BODY_CALLS: dict[str, str] = {
     "jax.lax.while_loop": "while", "jax.lax.scan": "scan", "jax.lax.fori_loop": "scan",
     "jax.lax.cond": "cond",
 }
+#: Their keyword arguments that are the program's operands, not part of what it is: a new
+#: `xs=` each call runs the same compiled program (`length=` / `unroll=` / bounds are not).
+LAX_OPERAND_KEYWORDS: frozenset[str] = frozenset({"init", "xs", "init_val", "operand", "operands"})
 #: lax loops: a jitted function built on one runs a chunk of steps as one program.
 COMPILED_LOOPS: frozenset[str] = frozenset({
     "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map",

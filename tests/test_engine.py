@@ -507,3 +507,31 @@ def test_chunked_parse_of_long_files_round_trips_and_finds_the_same(monkeypatch)
     assert len(module.body) > 3
     chunked = [(f.line, f.col, f.code) for f in lint_string(text, path=str(path), select=["JAX"])]
     assert chunked == whole and whole
+
+
+def test_stated_lengths_through_attributes_parameters_and_comprehensions():
+    from jaxlint.engine.constants import stated_int, stated_length
+
+    m = model("""
+        class Solver:
+            def __init__(self, n, names):
+                self.n = n
+                self.names = names
+
+            def axes(self, params):
+                return (0,) * self.n + (None,) * len(params) + (0,)
+
+        s = Solver(n=2, names=[])
+        ys = [1 for name in s.names]
+        grown = []
+        grown.append(1)
+        s.axes([0.5, 2.0, 3.0])
+    """)
+    values = {m.module.code_for_node(n.targets[0].target): n.value for n in m.nodes(cst.Assign)}
+    ret = next(iter(m.nodes(cst.Return))).value
+    assert stated_length(m, ret) == 2 + 3 + 1
+    assert stated_int(m, ret.left.left.right) == 2  # `self.n`: every Solver(...) passes 2
+    assert stated_length(m, values["ys"]) == 0  # a comprehension over `s.names`, given []
+    names = [n for n in m.nodes(cst.Name)]
+    grown = next(n for n in names if n.value == "grown")
+    assert stated_length(m, grown) is None  # resized by append: the literal's length is not read

@@ -218,3 +218,140 @@ def _runs_rebound(model, call: cst.Call, rebinds: set) -> bool:
     binding = model.binding_in_effect(call.func) if isinstance(call.func, cst.Name) else None
     return binding is not None and isinstance(binding.node, cst.Assign) \
         and binding.node.targets[0].target in rebinds
+
+
+# ---------------------------------------------------------------- values through call sites
+# `in_axes = (0,) * self.n_states + (None,) * len(args) + (0,)` and `f(*ys, *args)`: how many
+# items each has where the code states it, through the names, attributes and parameters
+# that carry it there. Each answer holds at every call, or there is none.
+
+def stated_int(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+    """The int `expr` is wherever it runs: a constant (`int_constant`), `len(x)` of a
+    sequence of stated length, an attribute every write of which states the same int
+    (`self.n = n` with every `Cls(n=1)` passing 1), or a parameter every call passes the
+    same int (or leaves at an int default)."""
+    if depth > 10:
+        return None
+    value = int_constant(model, expr)
+    if value is not None:
+        return value
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) == "builtins.len" \
+            and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
+        return stated_length(model, expr.args[0].value, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        left, right = stated_int(model, expr.left, depth + 1), stated_int(model, expr.right, depth + 1)
+        op = _BINARY.get(type(expr.operator))
+        if left is None or right is None or op not in (operator.add, operator.sub, operator.mul):
+            return None
+        return op(left, right)
+    return _agreed_value(model, expr, depth, stated_int)
+
+
+def stated_length(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+    """How many items the tuple or list `expr` holds wherever it runs: a literal (its
+    starred parts of stated length too), `a + b` and `a * n` of such, a comprehension with
+    no condition over one, a name bound once to one, an attribute every write of which
+    states it, or a parameter every call passes one of the same length."""
+    if depth > 10:
+        return None
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        total = 0
+        for el in expr.elements:
+            if isinstance(el, cst.StarredElement):
+                inner = stated_length(model, el.value, depth + 1)
+                if inner is None:
+                    return None
+                total += inner
+            else:
+                total += 1
+        return total
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Add):
+            left, right = stated_length(model, expr.left, depth + 1), stated_length(model, expr.right, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(expr.operator, cst.Multiply):
+            for seq, times in ((expr.left, expr.right), (expr.right, expr.left)):
+                if isinstance(seq, (cst.Tuple, cst.List, cst.Name, cst.Attribute)):
+                    n, k = stated_length(model, seq, depth + 1), stated_int(model, times, depth + 1)
+                    if n is not None and k is not None:
+                        return n * max(k, 0)
+        return None
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        comp = expr.for_in
+        if comp.ifs or comp.inner_for_in is not None:
+            return None
+        return stated_length(model, comp.iter, depth + 1)
+    if isinstance(expr, cst.Call) and model.qualname(expr.func) in ("builtins.tuple", "builtins.list") \
+            and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
+        return stated_length(model, expr.args[0].value, depth + 1)
+    if _resized(model, expr):
+        return None  # `ys.append(y)` somewhere: the length it was made with is not the one read
+    return _agreed_value(model, expr, depth, stated_length)
+
+
+#: List methods that change its length.
+_RESIZING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+
+
+def _resized(model, expr: cst.BaseExpression) -> bool:
+    """Whether the file changes the length of what `expr` names in place: `xs.append(...)`
+    on the same name (of the same scope), or on the same attribute of any object, or
+    `del xs[i]`."""
+    if isinstance(expr, cst.Name):
+        bindings = model.scope_of(expr).lookup(expr.value)
+
+        def same(node) -> bool:
+            return isinstance(node, cst.Name) and node.value == expr.value \
+                and model.scope_of(node).lookup(node.value) == bindings
+    elif isinstance(expr, cst.Attribute):
+        def same(node) -> bool:
+            return isinstance(node, cst.Attribute) and node.attr.value == expr.attr.value
+    else:
+        return False
+    for call in model.nodes(cst.Call):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _RESIZING_METHODS \
+                and same(call.func.value):
+            return True
+    for node in model.nodes(cst.Del):
+        stack = [node.target]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, (cst.Tuple, cst.List)):
+                stack.extend(el.value for el in cur.elements)
+            elif isinstance(cur, cst.Subscript) and same(cur.value):
+                return True
+    return False
+
+
+def _agreed_value(model, expr: cst.BaseExpression, depth: int, read) -> Optional[int]:
+    """`read` of what a name, attribute or parameter holds, where every source agrees."""
+    from jaxlint.engine.callees import argument_for, call_sites
+
+    if isinstance(expr, cst.Attribute):
+        values = model.attribute_assignments(expr)
+        return _agree([read(model, v, depth + 1) for v in values]) if values else None
+    if not isinstance(expr, cst.Name) or model.comprehension_variable(expr):
+        return None
+    if _is_parameter(model, expr):
+        func = model.function_of(expr)
+        while func is not None and expr.value not in func.scope.bindings:
+            func = func.enclosing
+        if func is None or func.is_lambda or expr.value in (func.vararg, func.kwarg):
+            return None
+        sites = call_sites(model, func)
+        if not sites or any(a.star for call, _ in sites for a in call.args):
+            return None
+        found = []
+        for call, shift in sites:
+            arg = argument_for(call, func, expr.value, shift)
+            arg = arg if arg is not None else func.defaults.get(expr.value)
+            found.append(read(model, arg, depth + 1) if arg is not None else None)
+        return _agree(found)
+    values = model.assigned_values(expr)
+    if values is None or len(values) != 1:
+        return None
+    return read(model, values[0], depth + 1)
+
+
+def _agree(found: list) -> Optional[int]:
+    return found[0] if found and found[0] is not None and all(f == found[0] for f in found) else None

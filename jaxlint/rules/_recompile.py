@@ -23,7 +23,7 @@ from jaxlint.engine.scopes import target_names
 from jaxlint.engine.functions import FunctionInfo, TraceContext
 from jaxlint.engine.tracing import transform_for
 from jaxlint.engine.values import Shape
-from jaxlint.jax_api import COMPILED_LOOPS, Transform
+from jaxlint.jax_api import COMPILED_LOOPS, DISPATCHING_TRANSFORMS, Transform
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Arithmetic that gives a new value for each new operand (`0.5 + i`, `lr * decay`).
@@ -907,6 +907,9 @@ def loops_running(model, node: cst.CSTNode) -> set:
 
 
 def calls_by_callee(model) -> dict:
+    """The calls of this file that run each function: its calls, and the applications of a
+    dispatching transform of it made where it is applied (`jax.vmap(partial(f, p))(xs)`
+    runs `f` once per application, as a call would; a cached one, jit, may not)."""
     found = getattr(model, "_recompile_calls_of", None)
     if found is None:
         found = {}
@@ -914,16 +917,25 @@ def calls_by_callee(model) -> dict:
             callee = called_function(model, call)
             if callee is not None:
                 found.setdefault(callee, []).append(call)
+        for info in model.functions:
+            for ctx in info.contexts.values():
+                applied = _applied_dispatching_wrapper(model, ctx)
+                if applied is not None:
+                    found.setdefault(info, []).append(applied)
         if "nodes" not in model.__dict__:  # not a rerun around deep code, which sees less
             model._recompile_calls_of = found
     return found
 
 
-def runs_eagerly(model, node: cst.CSTNode) -> bool:
+def runs_eagerly(model, node: cst.CSTNode, dispatching: bool = False) -> bool:
     """Whether `node` definitely runs outside any trace: the file's own top level runs it,
     directly or through calls of its functions, and every call that reaches it does so
     from there. A function no call of this file reaches (a library's, a step some other
-    file jits) may well run traced, so it does not count."""
+    file jits) may well run traced, so it does not count.
+
+    `dispatching`: also through transforms that cache nothing and dispatch each primitive
+    as it comes (`DISPATCHING_TRANSFORMS`: `jax.vmap(f)(xs)` run from the top level), where
+    lax control flow compiles on each call as it does eagerly."""
     calls_of = calls_by_callee(model)
     todo, seen = [node], set()
     while todo:
@@ -933,14 +945,47 @@ def runs_eagerly(model, node: cst.CSTNode) -> bool:
             continue  # module level: a script's own run
         if owner in seen:
             continue
-        if owner.traced or owner.is_lambda:
-            return False
         seen.add(owner)
+        if owner.traced:
+            origins = _dispatching_origins(model, owner) if dispatching else None
+            if origins is None:
+                return False
+            todo.extend(origins)
+            continue
+        if owner.is_lambda:
+            return False
         calls = calls_of.get(owner, ())
         if not calls:
             return False
         todo.extend(calls)
     return True
+
+
+def _dispatching_origins(model, func: FunctionInfo) -> Optional[list]:
+    """Where `func` is traced, when every way it is is a dispatching transform applied
+    where it is made (`jax.vmap(partial(f, p))(xs)`) or a call from a function so traced;
+    None else (a wrapper kept in a name may be called under jit)."""
+    origins = []
+    for ctx in func.contexts.values():
+        if ctx.via == "helper" and not ctx.cached and ctx.origin is not None and ctx.transforms \
+                and set(ctx.transforms) <= DISPATCHING_TRANSFORMS:
+            origins.append(ctx.origin)
+            continue
+        applied = _applied_dispatching_wrapper(model, ctx)
+        if applied is None:
+            return None
+        origins.append(applied)
+    return origins or None
+
+
+def _applied_dispatching_wrapper(model, ctx) -> Optional[cst.Call]:
+    """`jax.vmap(f)(xs)` for a context made by the wrapper `jax.vmap(f)` of a dispatching
+    transform, applied at once: the call that runs the function."""
+    if ctx.via != "wrapper" or ctx.cached or not ctx.transforms \
+            or not set(ctx.transforms) <= DISPATCHING_TRANSFORMS or not isinstance(ctx.origin, cst.Call):
+        return None
+    applied = model.parent(ctx.origin)
+    return applied if isinstance(applied, cst.Call) and applied.func is ctx.origin else None
 
 
 def under_state_test(model, node: cst.CSTNode) -> bool:

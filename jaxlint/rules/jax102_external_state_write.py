@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from jaxlint.engine.model import children, walk
@@ -91,12 +93,33 @@ class ExternalStateWrite(Rule):
             if self._known_container(target.value) or (
                     sole and isinstance(value, _HOLDER_VALUES) and holds_tracer(self.model, value)):
                 yield from self._write(node, target.value, [value], "item assignment to", target)
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-            # Only `self.x = ...`: other objects may be built inside the trace.
+        elif isinstance(target, cst.Attribute):
             func = self.model.function_of(node)
-            if func is not None and target.value.value == self_name(func) \
-                    and not self._decorated_class(func):
+            if func is None or self._decorated_class(func):
+                return
+            if isinstance(target.value, cst.Name) and target.value.value == self_name(func):
                 yield from self._write(node, target.value, [value], "attribute assignment to", target)
+            else:
+                # Other objects may be built inside the trace; those `self` holds are not.
+                yield from self._part_of_self_write(node, target, value, func)
+
+    def _part_of_self_write(self, node, target: cst.Attribute, value, func):
+        """`self.env.sys = sys`, `env = self.env; env.unwrapped.sys = sys`: an object that
+        `self` holds outlives the trace as `self` does, so a tracer written on it leaks."""
+        model = self.model
+        if self_name(func) is None:
+            return
+        root = _self_part(model, target.value, func, 0)
+        if root is None or model.value(root).traced:
+            return  # not a part of `self`, or `self` is jit's copy of a pytree argument
+        traced = trace_time_function(model, node)
+        method = func
+        while method is not None and not method.is_method:
+            method = method.enclosing
+        if traced is None or method is None or not self._self_from_outside(method, 0) \
+                or not holds_tracer(model, value):
+            return
+        yield from self._flag(node, target, traced, "self", [value], "attribute assignment to")
 
     def _decorated_class(self, func) -> bool:
         """A class rewritten by a decorator we do not know (`@Stateful.infer_class_state`)
@@ -323,6 +346,55 @@ class ExternalStateWrite(Rule):
                 return True
             stack.extend(children(cur))
         return False
+
+
+def _self_part(model, expr, func: FunctionInfo, depth: int,
+               reading: frozenset = frozenset()) -> Optional[cst.Name]:
+    """The `self` name that `expr` is an object held by: `self.env`, `self.env.unwrapped`
+    (a property of this file whose every getter returns such a part), or a name bound
+    once, in the same function, to one (`env = self.env`). None for anything else.
+    `reading`: the getters being read; a wrapper's `unwrapped` returning the wrapped
+    object's `unwrapped` is such a part if the other getters are."""
+    if depth > 12:
+        return None
+    if isinstance(expr, cst.Name):
+        if expr.value == self_name(func):
+            return expr
+        bindings = model.scope_of(expr).lookup(expr.value)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        stmt = bindings[0].node
+        if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 \
+                or not isinstance(stmt.targets[0].target, cst.Name) or model.function_of(stmt) is not func:
+            return None
+        return _self_part(model, stmt.value, func, depth + 1, reading)
+    if not isinstance(expr, cst.Attribute):
+        return None
+    root = _self_part(model, expr.value, func, depth + 1, reading)
+    if root is None:
+        return None
+    attr = expr.attr.value
+    getters = [m for c in model.classes for name, m in c.methods.items() if name == attr]
+    if getters:
+        # A method's name: only a property that hands back a part of its own object.
+        for getter in getters:
+            if not _is_property(getter):
+                return None
+            if getter in reading:
+                continue
+            returns = [r for r in model.nodes(cst.Return) if model.function_of(r) is getter]
+            if not returns or any(r.value is None or _self_part(model, r.value, getter, depth + 1,
+                                                                 reading | {getter}) is None
+                                  for r in returns):
+                return None
+        return root
+    # A field some class of this file sets on its objects (`self.env = env`).
+    return root if any(attr in c.attribute_sites for c in model.classes) else None
+
+
+def _is_property(func: FunctionInfo) -> bool:
+    return isinstance(func.node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "property" for d in func.node.decorators)
 
 
 def _returns_name(model, func, name: str) -> bool:

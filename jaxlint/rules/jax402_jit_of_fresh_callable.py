@@ -12,7 +12,8 @@ from jaxlint.rules.base import Rule
 from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
-from jaxlint.jax_api import ARRAY_METHODS, BODY_CALLS, EAGER_COMPILED_BODY_CALLS, EQUAL_BY_VALUE_WRAPPERS, VALUE_KEYED_TRANSFORMS
+from jaxlint.jax_api import (ARRAY_METHODS, BODY_CALLS, EAGER_COMPILED_BODY_CALLS, EQUAL_BY_VALUE_WRAPPERS,
+                             LAX_OPERAND_KEYWORDS, VALUE_KEYED_TRANSFORMS)
 
 
 class JitOfFreshCallable(Rule):
@@ -48,7 +49,7 @@ class JitOfFreshCallable(Rule):
             program = EAGER_COMPILED_BODY_CALLS.get(q)
             if program is None:
                 continue
-            if not rc.runs_eagerly(model, call):
+            if not rc.runs_eagerly(model, call, dispatching=True):
                 continue
             bodies = [_held_partial(model, b, call) for b in _bodies(call, BODY_CALLS[q])]
             if any(self._calls_what_changes(call, body) for body in bodies):
@@ -74,8 +75,8 @@ class JitOfFreshCallable(Rule):
         """`program`: set for eager lax control flow (`jax.lax.while_loop(cond, body, x)`),
         which compiles `jit(<program>)` and runs it at once."""
         model = self.model
-        if rc.inside_traced(model, created):
-            return
+        if not program and rc.inside_traced(model, created):
+            return  # (eager lax control flow was checked to run outside jit, maybe under vmap)
         loop = rc.repeating_loop(model, created)
         owner = model.function_of(created)
         items = None
@@ -142,25 +143,46 @@ class JitOfFreshCallable(Rule):
         yield self.report(created if isinstance(created, cst.Call) else created.name, msg, owner,
                           fun_name=f"jit({program})" if program else f"{transform}({fun_name})")
 
-    def _same_at_every_call(self, owner) -> set[str]:
+    def _same_at_every_call(self, owner, depth: int = 0) -> set[str]:
         """Parameters of `owner` that get the same value on every pass of each loop that
         calls it: `outer_func(q, 1e-3)` in `for _ in range(n)`, with `q` bound before the
-        loop. A closure over them is the same program each call, so rebuilding it is waste."""
+        loop. A closure over them is the same program each call, so rebuilding it is waste.
+        Through calls from functions the loop runs: a caller's parameter handed down as it
+        is (`run(params, x)` in `def step(params, x)`) is the same when the caller's is."""
+        known = self.__dict__.setdefault("_same_params", {})
+        if owner in known:
+            return known[owner]
+        known[owner] = set()  # a cycle of calls: nothing known on the way round
+        known[owner] = found = self._find_same_at_every_call(owner, depth)
+        return found
+
+    def _find_same_at_every_call(self, owner, depth: int) -> set[str]:
         model = self.model
         calls = list(rc.calls_by_callee(model).get(owner, ()))
-        if not calls or owner.vararg or owner.kwarg:
+        if not calls:
             return set()
-        same = set(owner.all_params)
-        shift = 1 if owner.is_method else 0
+        # `*args` / `**kwargs` take what the named parameters do not: those stay as read.
+        same = set(owner.all_params) - {owner.vararg, owner.kwarg}
         for call in calls:
             loop = rc.repeating_loop(model, call)
-            if loop is None or any(a.star for a in call.args):
-                return set()  # called from a function that repeats: its arguments are unknown
-            changing = _assigned_in(model, loop)
-            passed = dict(rc.JittedCallee(owner, None, shift, "").bind(call))
+            passed = _passed_arguments(model, call, owner)
+            if passed is None:
+                return set()
+            if loop is not None:
+                changing = _assigned_in(model, loop)
+                for param in list(same):
+                    arg = passed.get(param)
+                    if arg is not None and not _invariant(arg, changing):
+                        same.discard(param)
+                continue
+            caller = model.function_of(call)
+            if caller is None or depth > 6:
+                return set()  # called once from the top level, or too far to follow
+            handed = self._same_at_every_call(caller, depth + 1)
             for param in list(same):
                 arg = passed.get(param)
-                if arg is not None and not _invariant(arg, changing):
+                if arg is not None and not (isinstance(arg, (cst.Integer, cst.Float, cst.SimpleString)) or (
+                        isinstance(arg, cst.Name) and arg.value in handed and model_binding_is_param(model, arg))):
                     same.discard(param)
         return same
 
@@ -291,8 +313,10 @@ class JitOfFreshCallable(Rule):
             changing -= self._same_at_every_call(owner)
         if not changing:
             return False
+        lax_call = isinstance(created, cst.Call) and model.qualname(created.func) in EAGER_COMPILED_BODY_CALLS
         if isinstance(created, cst.Call) and any(
-                _reads(a.value, changing) for a in created.args if a.keyword is not None):
+                _reads(a.value, changing) for a in created.args if a.keyword is not None
+                and not (lax_call and a.keyword.value in LAX_OPERAND_KEYWORDS)):
             return True  # `out_shardings=...`, `static_argnums=...`: a different executable
         if isinstance(target, cst.Name):
             info = model.resolve_function(target)
@@ -384,6 +408,32 @@ def _assigned_in(model, loop) -> set[str]:
         elif isinstance(node, cst.CompFor):
             names |= {n.value for n in target_names(node.target)}
     return names
+
+
+def _passed_arguments(model, call: cst.Call, owner) -> Optional[dict]:
+    """What a call that runs `owner` gives each of its parameters: `f(a, b=c)`, `self.f(a)`,
+    or an application of a transform of a partial, `jax.vmap(partial(f, p))(xs)` (the
+    partial's arguments first); None where it cannot be read (`*args`)."""
+    shift = 1 if owner.is_method else 0
+    args = list(call.args)
+    if isinstance(call.func, cst.Call):
+        inner = rc.wrapped_callable(call.func)
+        if isinstance(inner, cst.Call) and model.qualname(inner.func) in PARTIAL:
+            args = list(inner.args[1:]) + args
+        elif not isinstance(inner, cst.Name):
+            return None
+        shift = 0
+    if any(a.star for a in args):
+        return None
+    positional = owner.positional[shift:]
+    passed, i = {}, 0
+    for arg in args:
+        if arg.keyword is not None:
+            passed[arg.keyword.value] = arg.value
+        elif i < len(positional):
+            passed[positional[i]] = arg.value
+            i += 1
+    return passed
 
 
 def _invariant(expr: cst.BaseExpression, changing: set[str]) -> bool:

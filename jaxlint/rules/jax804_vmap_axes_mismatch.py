@@ -7,7 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint.engine import tracing
-from jaxlint.engine.constants import tuple_length
+from jaxlint.engine.constants import stated_length, tuple_length
 from jaxlint.jax_api import VMAP_TRANSFORMS
 from jaxlint.rules import _transforms as tf
 from jaxlint.rules._known_arrays import known_shape, leading_size
@@ -80,10 +80,28 @@ class VmapAxesMismatch(Rule):
                 f"to the positional arguments passed to the function); give one entry per positional "
                 f"argument"), where, on_call=True)
             return
+        # `in_axes = (0,) * self.n + (None,) * len(args)`: a length the code states through
+        # names, attributes and call sites, at every call.
+        computed = stated_length(model, in_axes) if entries is None and in_axes is not None else None
         for call in tf.applied_calls(self.model, app):
             args = call.args
-            if any(a.star for a in args):
-                continue
+            n_axes = len(entries) if entries is not None else computed
+            starred = any(a.star for a in args)
+            if starred or computed is not None:
+                # `loop_eval(*ys, *args)`: as many arguments as the starred sequences hold.
+                n_pos = _positional_count(model, args)
+                if n_axes is not None and n_pos is not None and n_axes != n_pos:
+                    how = "" if entries is not None else \
+                        f" (`{self.source(in_axes)}`, with the values this file gives it)"
+                    yield self.report(in_axes, (
+                        f"in_axes has {n_axes} entries{how}, but the call on line {model.line_of(call)} "
+                        f"passes {n_pos} positional argument{'s' if n_pos != 1 else ''}: it raises "
+                        f"ValueError (vmap in_axes must be ... a tuple of entries corresponding to the "
+                        f"positional arguments passed to the function); give one entry per positional "
+                        f"argument"), where, on_call=True)
+                    return
+                if starred:
+                    continue
             pos = [a.value for a in args if a.keyword is None]
             if entries is not None and len(entries) != len(pos):
                 kw = [a.keyword.value for a in args if a.keyword is not None]
@@ -213,6 +231,22 @@ class VmapAxesMismatch(Rule):
             f"{problem}: calling the result raises ValueError (vmap out_axes specification must "
             f"be a tree prefix of the corresponding value); {fix}"), model.function_of(app.node),
             on_call=True)
+
+
+def _positional_count(model, args) -> Optional[int]:
+    """How many positional arguments a call passes, its `*seq` parts by their stated length."""
+    n = 0
+    for a in args:
+        if a.star == "**":
+            continue
+        if a.star == "*":
+            inner = stated_length(model, a.value)
+            if inner is None:
+                return None
+            n += inner
+        elif a.keyword is None:
+            n += 1
+    return n
 
 
 def _entries(expr: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
