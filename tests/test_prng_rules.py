@@ -944,6 +944,21 @@ def test_identities_and_constants_read_no_correlation(lint):
     assert findings(lint, code) == [(20, "JAX501"), (25, "JAX501"), (30, "JAX501"), (35, "JAX501")]
 
 
+def test_a_comment_that_says_a_repeat_is_always_the_same_marks_it_meant(lint):
+    # A lesson in what not to do: the comment says the second draw repeats the first.
+    # Only the same draw written again; a different draw from the key stays reported.
+    code = """
+        import jax
+        key = jax.random.key(0)
+        numbers1 = jax.random.normal(key, (3,))  # This will always be the same...
+        numbers2 = jax.random.normal(key, (3,))  # ...as this. Oops!
+        print(numbers1, numbers2)
+        other = jax.random.uniform(key, (3,))  # always the same key
+        print(numbers1 + other)
+    """
+    assert findings(lint, code) == [(7, "JAX501")]
+
+
 def test_a_comment_at_the_first_of_a_repeated_draw_says_it_is_meant(lint):
     code = """
         import jax

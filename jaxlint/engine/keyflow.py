@@ -65,6 +65,7 @@ _STAND_IN = re.compile(r"(^|_)(fake|mock)(_|$)", re.I)
 _DELIBERATE = re.compile(
     r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|numbers|noise|init"
     r"|results?|values|draws|samples|arguments|outputs?)"
+    r"|\balways\s+(be\s+)?the\s+same\b"  # `# this will always be the same...`
     r"|\bdeliberate|\bon purpose\b|\bintentional", re.I)
 
 
