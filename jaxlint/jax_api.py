@@ -220,6 +220,12 @@ ARRAY_METHODS: frozenset[str] = frozenset({
     "set", "add", "multiply", "divide", "power", "apply", "get", "copy", "view",
     "block_until_ready", "__getitem__", "squeeze", "real", "imag",
 })
+#: Array methods that compute from the array alone: reductions, reshapes, casts.
+ARRAY_OWN_METHODS: frozenset[str] = frozenset({
+    "sum", "mean", "prod", "max", "min", "std", "var", "argmax", "argmin", "argsort", "sort",
+    "cumsum", "cumprod", "reshape", "transpose", "swapaxes", "squeeze", "ravel", "flatten",
+    "astype", "round", "conj", "conjugate", "diagonal", "trace",
+})
 
 #: Builtins whose result is static whatever their argument.
 STATIC_BUILTINS: frozenset[str] = frozenset({
@@ -546,6 +552,9 @@ SHAPE_ONLY_CALLS: frozenset[str] = frozenset({
 STRUCTURE_ONLY_CALLS: frozenset[str] = frozenset({
     "builtins.isinstance", "builtins.type", "builtins.len", "builtins.hasattr", "builtins.callable",
 })
+#: Methods that read what a container holds, not the numbers in it: a dict's keys
+#: (`set(metrics.keys()) == expected`).
+STRUCTURE_ONLY_METHODS: frozenset[str] = frozenset({"keys"})
 #: Checks of finiteness: whether a value holds NaN or infinity. A test that checks a
 #: result only with them (`assert jnp.all(jnp.isfinite(out))`) asks whether the code
 #: overflows or divides by zero on ordinary inputs; finite draws from one key give a
@@ -555,6 +564,27 @@ FINITENESS_CALLS: frozenset[str] = frozenset({
     "numpy.isfinite", "numpy.isnan", "numpy.isinf",
     "math.isfinite", "math.isnan", "math.isinf",
 })
+#: Comparisons of two arrays for equality (exact, or within a tolerance), as a value or as
+#: a test's check: the first two positional arguments are compared.
+EQUALITY_CHECKS: frozenset[str] = frozenset({
+    "jax.numpy.allclose", "jax.numpy.isclose", "jax.numpy.array_equal", "jax.numpy.array_equiv",
+    "numpy.allclose", "numpy.isclose", "numpy.array_equal", "numpy.array_equiv",
+    "numpy.testing.assert_allclose", "numpy.testing.assert_array_equal",
+    "numpy.testing.assert_array_almost_equal", "numpy.testing.assert_almost_equal",
+    "numpy.testing.assert_equal", "chex.assert_trees_all_close", "chex.assert_trees_all_equal",
+})
+#: Test-case methods that check two values equal (unittest, absltest, JAX's own tests).
+EQUALITY_ASSERT_METHODS: frozenset[str] = frozenset({
+    "assertEqual", "assertAlmostEqual", "assertAllClose", "assertArraysEqual", "assertArraysAllClose",
+})
+#: Arrays of one repeated value whose numbers do not depend on an array they take:
+#: `jnp.ones_like(x)` reads only x's shape and dtype. The value is the position of the
+#: fill value among the arguments (or None: ones, zeros).
+CONSTANT_ARRAYS: dict[str, Optional[int]] = {
+    **{f"{ns}.{name}": None for ns in ("jax.numpy", "numpy")
+       for name in ("ones", "zeros", "ones_like", "zeros_like")},
+    **{f"{ns}.{name}": 1 for ns in ("jax.numpy", "numpy") for name in ("full", "full_like")},
+}
 #: Reductions of a boolean mask to one truth value: `jnp.all(jnp.isfinite(out))`.
 TRUTH_REDUCTIONS: frozenset[str] = frozenset({
     "jax.numpy.all", "jax.numpy.any", "numpy.all", "numpy.any", "builtins.all", "builtins.any",

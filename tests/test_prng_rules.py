@@ -693,7 +693,7 @@ def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
     # Draws from one key that meet only in what a shape-only helper reads, in a call the
     # test expects to raise, in a check that compares one call run twice, or in a check of
     # finiteness (finite draws give a finite result whether or not they are independent):
-    # no correlation of theirs decides a check. A helper reading the numbers (a sign), a
+    # no correlation of theirs decides a check. A helper reading the numbers (a print), a
     # comparison with another computation, a stub that says nothing, or a second run on
     # changed inputs does.
     code = """
@@ -708,8 +708,8 @@ def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
         def check_finite(x):
             assert jnp.all(jnp.isfinite(x))
 
-        def check_positive(x):
-            assert jnp.all(x > 0)
+        def show(x):
+            print(x.mean())
 
         def stub(x):
             pass
@@ -736,7 +736,7 @@ def test_test_helpers_expected_raises_and_repeat_checks_read_no_numbers(lint):
             key = jax.random.key(0)
             x = jax.random.normal(key, (4, 8))
             ctx = jax.random.normal(key, (6, 8))
-            check_positive(attend(x, ctx))
+            show(attend(x, ctx))
 
         def test_reference():
             key = jax.random.key(0)
@@ -835,6 +835,128 @@ def test_checks_of_fixed_bounds_read_no_correlation(lint):
             assert jnp.all(x < y + 3.0)
     """
     assert findings(lint, code) == [(23, "JAX501"), (29, "JAX501")]
+
+
+def test_values_made_from_draws_whose_numbers_are_never_read(lint):
+    # Whether the numbers of a value are ever read: a loss function that closes over two
+    # draws, its gradients and each leaf of them (checked only for finiteness, in the test
+    # or through a helper that gets the draws as *args), a value read only for shapes in a
+    # list of them, a dict's keys: none reads the draws' numbers. Printing the gradients,
+    # or a helper that returns what it makes of its *args, reads them.
+    code = """
+        import jax
+        import jax.numpy as jnp
+        from model import apply
+
+        KEY = jax.random.key(0)
+
+        def check_finite(x):
+            assert jnp.all(jnp.isfinite(x))
+
+        def check_gradients(params, *inputs):
+            grads = jax.grad(lambda p: jnp.mean(apply(p, *inputs) ** 2))(params)
+            for leaf in jax.tree_util.tree_leaves(grads):
+                check_finite(leaf)
+
+        def run(params, *inputs):
+            return apply(params, *inputs)
+
+        def test_grads_finite():
+            x = jax.random.normal(KEY, (4, 8))
+            ctx = jax.random.normal(KEY, (6, 8))
+
+            def loss(p):
+                return jnp.mean(apply(p, x, ctx) ** 2)
+
+            grads = jax.grad(loss)(jnp.eye(8))
+            for leaf in jax.tree_util.tree_leaves(grads):
+                check_finite(leaf)
+            check_gradients(jnp.eye(8), x, ctx)
+            outs, metrics = apply(jnp.eye(8), x, ctx)
+            assert [o.shape for o in outs] == [(4, 8)]
+            assert set(metrics.keys()) == {"loss"}
+
+        def test_grads_printed():
+            x = jax.random.normal(KEY, (4, 8))
+            ctx = jax.random.normal(KEY, (6, 8))
+
+            def loss(p):
+                return jnp.mean(apply(p, x, ctx) ** 2)
+
+            grads = jax.grad(loss)(jnp.eye(8))
+            for leaf in jax.tree_util.tree_leaves(grads):
+                print(leaf)
+
+        def test_helper_returns():
+            x = jax.random.normal(KEY, (4, 8))
+            ctx = jax.random.normal(KEY, (6, 8))
+            print(run(jnp.eye(8), x, ctx))
+    """
+    assert findings(lint, code) == [(36, "JAX501"), (47, "JAX501")]
+
+
+def test_identities_and_constants_read_no_correlation(lint):
+    # A check that compares one computation with itself (f on the inputs and on the inputs
+    # permuted; one result against its parts) or a value with a constant array holds or
+    # fails whatever numbers the draws hold. f against another function, f on other inputs
+    # (the draws swapped), arithmetic on the draws themselves, or an ordering (a loss that
+    # decreases) reads them.
+    code = """
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        from model import f, f_ref, loss_parts
+
+        KEY = jax.random.key(0)
+
+        def test_identities():
+            x = jax.random.normal(KEY, (6, 4))
+            perm = jax.random.permutation(KEY, 6)
+            assert jnp.allclose(f(x)[perm], f(x[perm]))
+            total, parts = loss_parts(x, perm)
+            np.testing.assert_allclose(total, parts["a"] + 0.5 * parts["b"])
+            w = jax.nn.softmax(x[perm], axis=-1)
+            assert jnp.allclose(w.sum(axis=-1), jnp.ones_like(w.sum(axis=-1)))
+
+        def test_reference():
+            x = jax.random.normal(KEY, (6, 4))
+            ctx = jax.random.normal(KEY, (6, 4))
+            assert jnp.allclose(f(x, ctx), f_ref(x, ctx))
+
+        def test_other_inputs():
+            x = jax.random.normal(KEY, (6, 4))
+            ctx = jax.random.normal(KEY, (6, 4))
+            assert jnp.allclose(f(x, ctx), f(ctx, x))
+
+        def test_draws_themselves():
+            x = jax.random.normal(KEY, (6, 4))
+            ctx = jax.random.normal(KEY, (6, 4))
+            assert jnp.allclose(f(x, ctx), x @ ctx.T)
+
+        def test_decreases():
+            x = jax.random.normal(KEY, (6, 4))
+            y = jax.random.normal(KEY, (6, 1))
+            loss0 = f(x, y)
+            for _ in range(3):
+                loss = f(x, y)
+            assert loss < loss0
+    """
+    assert findings(lint, code) == [(20, "JAX501"), (25, "JAX501"), (30, "JAX501"), (35, "JAX501")]
+
+
+def test_a_comment_that_says_a_repeat_is_always_the_same_marks_it_meant(lint):
+    # A lesson in what not to do: the comment says the second draw repeats the first.
+    # Only the same draw written again; a different draw from the key stays reported.
+    code = """
+        import jax
+        key = jax.random.key(0)
+        numbers1 = jax.random.normal(key, (3,))  # This will always be the same...
+        numbers2 = jax.random.normal(key, (3,))  # ...as this. Oops!
+        print(numbers1, numbers2)
+        other = jax.random.uniform(key, (3,))  # always the same key
+        print(numbers1 + other)
+    """
+    assert findings(lint, code) == [(7, "JAX501")]
 
 
 def test_a_comment_at_the_first_of_a_repeated_draw_says_it_is_meant(lint):

@@ -47,7 +47,9 @@ from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
-                             STRUCTURE_ONLY_CALLS, TIMEIT_FUNCTIONS, TRANSFORMS, FINITENESS_CALLS,
+                             STRUCTURE_ONLY_CALLS, STRUCTURE_ONLY_METHODS, TIMEIT_FUNCTIONS, TRANSFORMS,
+                             FINITENESS_CALLS, ARRAY_OWN_METHODS, CONSTANT_ARRAYS, EQUALITY_ASSERT_METHODS,
+                             EQUALITY_CHECKS,
                              TRUTH_REDUCTIONS)
 from jaxlint.notebook import TIMED_MARKER
 
@@ -63,6 +65,7 @@ _STAND_IN = re.compile(r"(^|_)(fake|mock)(_|$)", re.I)
 _DELIBERATE = re.compile(
     r"\b(same|shared)\s+(prng\s*)?(key|subkey|rng|seed|randomness|random\s+numbers|numbers|noise|init"
     r"|results?|values|draws|samples|arguments|outputs?)"
+    r"|\balways\s+(be\s+)?the\s+same\b"  # `# this will always be the same...`
     r"|\bdeliberate|\bon purpose\b|\bintentional", re.I)
 
 
@@ -970,12 +973,22 @@ class _Meetings(Flow):
     `jax.eval_shape` and `init`, use no numbers. Loops run twice, so values
     carried to the next iteration meet there.
 
-    An assignment to plain names (`z = mlp(x, w)`) that combines two consumers'
-    numbers holds the meeting on its targets until something reads them: a result
-    that is only measured for its shape, its layout or its time, or that is thrown
-    away (`_ = f(x, w)`), uses no numbers. One that is never mentioned again counts as
-    used (a snippet's `c = a * b`). Statements that run only to be timed (`%timeit`,
-    a discarded `f(x).block_until_ready()` in a timing loop) read nothing either.
+    Whether the numbers of a value are ever read is the one question: two consumers
+    meet only where a statement reads the numbers of what both make (a `return`, a
+    call, a condition, a check that compares values, a store into an object). An
+    assignment to plain names (`z = mlp(x, w)`), a `for` target bound to what its
+    iterable holds, and a nested `def` that closes over values hold what they
+    combine (a `_Hold`), and pass it on to whatever plain name is made from them
+    (`out = f(variables, x)`, `for leaf in tree_leaves(grads)`, `grads =
+    jax.grad(loss)(params)`): a result that is only measured for its shape, its layout
+    or its time, checked only for finiteness, or thrown away (`_ = f(x, w)`), uses no
+    numbers. One that is never mentioned again counts as used (a snippet's `c = a *
+    b`). Statements that run only to be timed (`%timeit`, a discarded
+    `f(x).block_until_ready()` in a timing loop) read nothing either.
+
+    `observed` gathers every consumer whose numbers some statement reads; run over a
+    helper with its parameters as consumers (`_static_parameters`), it says which
+    parameters the helper never reads the numbers of.
     """
 
     loop_passes = 2
@@ -991,20 +1004,39 @@ class _Meetings(Flow):
         self._plainly_read: set[str] = set()
         # Per loop being walked: which pass over its body this is (1, 2).
         self._passes: dict = {}
-        # Each meeting an assignment held on a name; those whose value was then read
-        # only where no numbers are (`x.shape`, `%timeit f(x)`).
-        self._held: list[tuple[str, frozenset, cst.CSTNode]] = []
-        self._glimpsed: set[frozenset] = set()
+        # Every value that held meetings on plain names (see `_Hold`).
+        self._holds: list[_Hold] = []
+        # The consumers whose numbers a statement reads.
+        self.observed: set = set()
 
-    def run(self, stmts) -> list:
-        self.block(stmts, {})
+    def run(self, stmts, state: Optional[dict] = None) -> list:
+        self.block(stmts, {} if state is None else state)
         for name, gathered in self._gathered.items():
             if name not in self._plainly_read:  # never used: as good as used whole
                 self.met |= gathered
-        for name, read, assign in self._held:
-            if name != "_" and read not in self._glimpsed and not _in_timed_loop(self.model, assign):
-                self.met.add(read)
+        for hold in self._holds:
+            if not hold.mentioned and any(name != "_" for name in hold.names) \
+                    and not _in_timed_loop(self.model, hold.node):
+                self.met |= hold.meetings
+        for met in self.met:
+            self.observed |= met
         return list(self.met)
+
+    def _hold(self, names: list, meetings: set, node, state: dict) -> None:
+        """`names` now hold `meetings` (none: nothing held), made by `node`."""
+        if not meetings:
+            return
+        hold = _Hold(tuple(names), frozenset(meetings), node)
+        self._holds.append(hold)
+        for name in names:
+            state[(_HELD, name)] = frozenset({hold})
+
+    def _observe(self, read: frozenset, holds=()) -> None:
+        """A statement reads the numbers of `read` and of what `holds` hold."""
+        self.observed |= read
+        for hold in holds:
+            hold.mentioned = True
+            self.met |= hold.meetings
 
     def may_skip(self, loop) -> bool:
         """`for i in range(500)` runs its body: a value it rebinds is not the one before."""
@@ -1047,6 +1079,14 @@ class _Meetings(Flow):
             # branched on), so it gives no value and its error does not depend on the numbers.
             self._glimpse(small, state)
             return state
+        compared = _compared(self.model, small)
+        if compared is not None and (any(_fixed_value(self.model, c) for c in compared)
+                                     or _one_computation(self.model, compared, state)):
+            # `assert jnp.allclose(w.sum(-1), jnp.ones_like(...))`: like a bound, a value the code
+            # keeps for any inputs; `assert allclose(f(x)[perm], f(x[perm]))`: one computation
+            # compared with itself, which holds or fails whatever numbers its inputs hold.
+            self._glimpse(small, state)
+            return state
         checked = _checked_parts(small)
         if checked and all(_finiteness_only(self.model, part) or _bound_only(self.model, part)
                            for part in checked):
@@ -1066,16 +1106,17 @@ class _Meetings(Flow):
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
             [small.target] if isinstance(small, cst.AnnAssign) and small.value is not None else []
         held = bool(targets) and all(_names_only(t) for t in targets)
-        read = self._reads(small, state, meet=not copies, hold=held)
+        carried: set = set()
+        read = self._reads(small, state, meet=not copies, hold=held, carried=carried)
         for target in targets:
             self._store(target, read, state, replace=True)
         if isinstance(small, cst.AugAssign):
             self._store(small.target, read, state, replace=False)
-        if held and len(read) > 1 and not copies:
-            for target in targets:
-                for name in target_names(target):
-                    state[(_HELD, name.value)] = frozenset({read})
-                    self._held.append((name.value, read, small))
+        if held:
+            meetings = {met for hold in carried for met in hold.meetings}
+            if len(read) > 1 and not copies:
+                meetings.add(read)
+            self._hold([n.value for t in targets for n in target_names(t)], meetings, small, state)
         return state
 
     def header(self, node, state):
@@ -1088,17 +1129,25 @@ class _Meetings(Flow):
                     self._store(item.asname.name, read, state, replace=True)
         elif isinstance(node, (cst.If, cst.While)):
             self._reads(node.test, state, anchor=node)
-        elif isinstance(node, cst.For):
-            self._reads(node.iter, state, anchor=node, meet=not _plain(node.iter))
         elif isinstance(node, cst.Match):
             self._reads(node.subject, state, anchor=node)
         return state
 
     def iteration(self, loop, state):
+        """A `for` target is bound to what its iterable holds, as an assignment would be:
+        `for leaf in tree_leaves(grads)` holds what `grads` holds."""
         self._passes[loop] = self._passes.get(loop, 0) + 1
         if isinstance(loop, cst.For):
-            read = self._reads(loop.iter, state, anchor=None, meet=not _plain(loop.iter))
+            meet = not _plain(loop.iter)
+            held = _names_only(loop.target)
+            carried: set = set()
+            read = self._reads(loop.iter, state, anchor=loop, meet=meet, hold=held, carried=carried)
             self._store(loop.target, read, state, replace=True)
+            if held:
+                meetings = {met for hold in carried for met in hold.meetings}
+                if len(read) > 1 and meet:
+                    meetings.add(read)
+                self._hold([n.value for n in target_names(loop.target)], meetings, loop, state)
         return state
 
     def define(self, node, state):
@@ -1109,25 +1158,33 @@ class _Meetings(Flow):
             info = self.model.function_info(node)
             if info is not None:  # its own locals (`steps = [...]`) are not the outer `steps`
                 own |= set(info.scope.bindings) - info.scope.globals - info.scope.nonlocals
-            read = self._reads(node.body, state, anchor=None, shadowed=own)
+            carried: set = set()
+            read = self._reads(node.body, state, anchor=None, shadowed=own, hold=True, carried=carried)
             defaults = [p.default for p in _params(node.params) if p.default is not None]
             for default in defaults:  # `def apply(v, mat=MAT)` holds MAT
-                read |= self._reads(default, state, anchor=None)
+                read |= self._reads(default, state, anchor=None, hold=True, carried=carried)
             state[node.name.value] = read
+            meetings = {met for hold in carried for met in hold.meetings}
             if len(read) > 1:
-                self.met.add(read)
+                meetings.add(read)
+            # The function holds what it closes over: its calls read it.
+            state.pop((_HELD, node.name.value), None)
+            self._hold([node.name.value], meetings, node, state)
         return state
 
     # values
-    def _reads(self, node, state, anchor="self", shadowed=frozenset(), meet=True, hold=False) -> frozenset:
+    def _reads(self, node, state, anchor="self", shadowed=frozenset(), meet=True, hold=False,
+               carried: Optional[set] = None) -> frozenset:
         """The consumers whose numbers `node` reads (its own draws included); records
         a meeting when there are two or more, unless `meet` is False: a loop's iterable
         or a check's operand that only names values (`for loss in losses`,
         `assert close(loss, base)`) computes nothing with them. With `hold`, the caller
-        holds the meeting on the names it assigns. Reading a name that holds a meeting
-        makes it one. A lambda's parameters shadow the names around it."""
+        holds the meeting on the names it assigns, and `carried` gathers the holds of
+        the names it reads, to pass on. Without `hold`, reading a name that holds a
+        meeting makes it one. A lambda's parameters shadow the names around it."""
         anchor = node if anchor == "self" else anchor
         found: set = set(map(self._tagged, self.uses_at.get(anchor, ()))) if anchor is not None else set()
+        holds: set = set()
         stores: list = []
         yields = False
         stack = [(node, frozenset(shadowed))]
@@ -1138,7 +1195,7 @@ class _Meetings(Flow):
             if isinstance(n, cst.Name):
                 if n.value not in hidden:
                     found |= state.get(n.value, frozenset())
-                    self.met |= state.pop((_HELD, n.value), frozenset())
+                    holds |= state.get((_HELD, n.value), frozenset())
                     if not meet:
                         self._plainly_read.add(n.value)
                     elif n.value in self._gathered:
@@ -1160,9 +1217,14 @@ class _Meetings(Flow):
                 continue
             if isinstance(n, _COMPREHENSIONS):
                 # `[a for _ in range(n)]`: its targets are its own names, not the
-                # enclosing `_`; the first iterable is read where the comprehension is.
+                # enclosing `_`; the first iterable is read where the comprehension is,
+                # for no numbers when the targets are read only for their shapes
+                # (`[o.shape for o in outs]`).
                 own = hidden | _comprehension_targets(n)
-                stack.append((n.for_in.iter, hidden))
+                if _shapes_of_targets(self.model, n):
+                    self._glimpse(n.for_in.iter, state)
+                else:
+                    stack.append((n.for_in.iter, hidden))
                 parts = [n.elt] if not isinstance(n, cst.DictComp) else [n.key, n.value]
                 comp, inner = n.for_in, []
                 while comp is not None:
@@ -1171,6 +1233,10 @@ class _Meetings(Flow):
                         inner.append(comp.iter)
                     comp = comp.inner_for_in
                 stack.extend((c, own) for c in parts + inner)
+                continue
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and not n.args \
+                    and n.func.attr.value in STRUCTURE_ONLY_METHODS:
+                self._glimpse(n.func.value, state)  # `metrics.keys()`: what it holds, not its numbers
                 continue
             if isinstance(n, cst.Call):
                 parts = self._value_arguments(n, stores)
@@ -1181,6 +1247,13 @@ class _Meetings(Flow):
                 continue
             stack.extend((c, hidden) for c in children(n))
         read = frozenset(found)
+        if hold:
+            for held in holds:
+                held.mentioned = True
+            if carried is not None:
+                carried |= holds
+        else:
+            self._observe(read, holds)
         for receiver in stores:  # `xs.append(x)`: `xs` holds what the statement read
             self._store(receiver, read, state, replace=False)
             held = state.get(receiver.value, frozenset()) if isinstance(receiver, cst.Name) else ()
@@ -1188,6 +1261,7 @@ class _Meetings(Flow):
                 self._gathered.setdefault(receiver.value, set()).add(held)
         if yields:
             # What a generator yields, its consumer gathers in one stream, like a list.
+            self.observed |= read
             held = state[_YIELDED] = state.get(_YIELDED, frozenset()) | read
             if len(held) > 1:
                 self._gathered.setdefault(_YIELDED, set()).add(held)
@@ -1196,9 +1270,12 @@ class _Meetings(Flow):
         return read
 
     def _glimpse(self, node, state: dict) -> None:
+        """`node` is read for no numbers (`x.shape`, `%timeit f(x)`): what its names hold
+        is mentioned, and not used."""
         for n in walk(node):
             if isinstance(n, cst.Name):
-                self._glimpsed |= state.get((_HELD, n.value), frozenset())
+                for hold in state.get((_HELD, n.value), frozenset()):
+                    hold.mentioned = True
 
     def _tagged(self, use: KeyUse):
         """`use` as drawn on the current pass: on a later pass of a loop around it, its
@@ -1210,8 +1287,10 @@ class _Meetings(Flow):
     def _value_arguments(self, call: cst.Call, stores: list) -> list:
         """The parts of a call whose numbers it reads."""
         func = call.func
-        if self.model.qualname(func) in SHAPE_ONLY_CALLS | STRUCTURE_ONLY_CALLS | TIMEIT_FUNCTIONS:
-            return [func]  # a layout, or the seconds a call took: no numbers of it
+        if self.model.qualname(func) in SHAPE_ONLY_CALLS | STRUCTURE_ONLY_CALLS | TIMEIT_FUNCTIONS | FINITENESS_CALLS:
+            # A layout, the seconds a call took, or whether values are finite (finite
+            # draws make a finite result whether or not they are independent).
+            return [func]
         args = [a.value for a in call.args]
         if args and isinstance(args[0], cst.Lambda) and _shapes_of_parameters(self.model, args[0]) \
                 and self.model.qualname(func) in PER_LEAF_MAPS | {"builtins.map"}:
@@ -1246,6 +1325,7 @@ class _Meetings(Flow):
         elif isinstance(target, cst.StarredElement):
             self._store(target.value, read, state, replace)
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            self.observed |= read  # kept in an object: whoever holds it may read it
             base = target.value
             while isinstance(base, (cst.Attribute, cst.Subscript)):
                 base = base.value
@@ -1256,8 +1336,21 @@ class _Meetings(Flow):
                     self.met.add(held)  # two fields of one object, one batch
 
 
-# A state key `(_HELD, name)`: the meetings that the value of `name` holds until read.
+# A state key `(_HELD, name)`: the `_Hold`s of the value of `name`.
 _HELD = "held"
+
+
+@dataclass(eq=False)
+class _Hold:
+    """Meetings that a value bound to plain names holds until a statement reads its
+    numbers: `names` (`out, w` of `out, w = f(x, ctx)`), made by `node`. `mentioned`
+    once anything reads the names, for their numbers or not; a value never mentioned
+    again counts as used (a snippet's last `c = a * b`)."""
+
+    names: tuple
+    meetings: frozenset
+    node: cst.CSTNode
+    mentioned: bool = False
 
 
 def _runs_at_least_once(model: FileModel, loop: cst.CSTNode) -> bool:
@@ -1284,7 +1377,15 @@ def _static_arguments(model: FileModel, call: cst.Call) -> list:
     if not static:
         return []
     shift = _receiver_shift(helper, call)
-    return [a for a in (argument_for(call, helper, p, shift) for p in sorted(static)) if a is not None]
+    found = [a for a in (argument_for(call, helper, p, shift) for p in sorted(static)) if a is not None]
+    if helper.vararg in static:  # `check(module, x, ctx)` for `def check(module, *args)`
+        leading = []
+        for a in call.args:
+            if a.star or a.keyword is not None:
+                break
+            leading.append(a.value)
+        found += leading[max(len(helper.positional) - shift, 0):]
+    return found
 
 
 def _receiver_shift(helper: FunctionInfo, call: cst.Call) -> int:
@@ -1297,53 +1398,63 @@ _STATIC_PARAMETERS: "weakref.WeakKeyDictionary[FileModel, dict]" = weakref.WeakK
 
 
 def _static_parameters(model: FileModel, helper: FunctionInfo) -> frozenset:
-    """The parameters a function of this file reads only for what their values are, never
-    for their numbers: its shape, dtype or size (static in JAX: known at trace time, the
-    same whatever the numbers), its type, whether it is None (`def check_shape(x, expected):
-    assert x.shape == expected`), or passed on only to such a parameter of another. Two
-    draws that meet only in such a call never meet in numbers. A parameter the function
-    rebinds, or reads in any other way (`jnp.isfinite(x)`, `print(x)`), reads numbers."""
+    """The parameters whose numbers a function of this file never reads: it reads them
+    only for what their values are, their shape, dtype or size (static in JAX: known at
+    trace time, the same whatever the numbers), their type, whether they are None, their
+    finiteness (`def check_shape(x, expected): assert x.shape == expected`), or passes
+    them on only to values so read (`def check_backward(module, *args)` whose gradients
+    it only checks for finiteness). Two draws that meet only in such a call never meet
+    in numbers. This is `_Meetings` run over the body with each parameter as a consumer
+    of its own: a parameter is read when a statement reads the numbers of a value made
+    from it (`print(x)`, `return f(x)`, a store into an object). A parameter the
+    function rebinds reads numbers, and so does any of a function that declares
+    `global` or `nonlocal` names (a store there escapes)."""
     cache = _STATIC_PARAMETERS.setdefault(model, {})
     if helper in cache:
         return cache[helper]
     cache[helper] = frozenset()  # a function passing its parameter to itself reads nothing more
-    if helper.is_lambda:
+    if helper.is_lambda or not isinstance(helper.node, cst.FunctionDef) \
+            or helper.scope.globals or helper.scope.nonlocals:
         return cache[helper]
-    params = [p for p in helper.positional + helper.kwonly
+    params = [p for p in helper.positional + helper.kwonly + ([helper.vararg] if helper.vararg else [])
               if all(b.kind == "param" for b in helper.scope.bindings.get(p, []))]
     if helper.is_method and not _is_staticmethod(helper) and helper.positional:
         params = [p for p in params if p != helper.positional[0]]
-    mentions: dict = {p: [] for p in params}
-    for node in walk(helper.node.body):
-        if isinstance(node, cst.Name) and node.value in mentions:
-            mentions[node.value].append(node)
     # A parameter never mentioned says nothing: a stub to fill in (`def train_step(w, x):
     # pass` in an exercise) is no function that ignores its input.
-    found = frozenset(p for p, names in mentions.items()
-                      if names and all(_read_for_what_it_is(model, helper, n) for n in names))
+    mentioned = {node.value for node in walk(helper.node.body) if isinstance(node, cst.Name)}
+    params = [p for p in params if p in mentioned]
+    if not params:
+        return cache[helper]
+    tokens = {p: _Parameter(p) for p in params}
+    meetings = _Meetings(model, {})
+    meetings.run(body(helper.node), {p: frozenset({token}) for p, token in tokens.items()})
+    found = frozenset(p for p, token in tokens.items() if token not in meetings.observed)
     cache[helper] = found
     return found
 
 
-def _read_for_what_it_is(model: FileModel, helper: FunctionInfo, name: cst.Name) -> bool:
-    """`name`, a parameter of `helper`, is read here for a static fact only (`x.shape`,
-    `isinstance(x, ...)`, `x is None`, or another function's static parameter); a nested
-    function's own variable of that name is not the parameter."""
-    if model.scope_of(name).lookup(name.value) is not helper.scope.bindings.get(name.value):
-        return True
-    parent = model.parent(name)
-    if isinstance(parent, cst.Attribute) and parent.value is name:
-        return parent.attr.value in STATIC_ATTRIBUTES
-    if isinstance(parent, cst.ComparisonTarget):
-        parent = model.parent(parent)
-    if isinstance(parent, cst.Comparison):
-        return _structure_only(model, parent)
-    call = model.parent(parent) if isinstance(parent, cst.Arg) else None
-    if not isinstance(call, cst.Call) or call.func is name:
+@dataclass(frozen=True)
+class _Parameter:
+    """A parameter as a consumer of its own, for `_static_parameters`."""
+
+    name: str
+
+
+def _shapes_of_targets(model: FileModel, comp: cst.CSTNode) -> bool:
+    """`[o.shape for o in outs]`: one `for`, whose targets the comprehension reads only
+    for `.shape`, `.dtype` and the like."""
+    if comp.for_in.inner_for_in is not None or isinstance(comp, cst.DictComp):
         return False
-    if model.qualname(call.func) in STRUCTURE_ONLY_CALLS | SHAPE_ONLY_CALLS | FINITENESS_CALLS:
-        return True
-    return any(arg is name for arg in _static_arguments(model, call))
+    names = _comprehension_targets(comp)
+    for part in [comp.elt, *[i.test for i in comp.for_in.ifs]]:
+        for node in walk(part):
+            if isinstance(node, cst.Name) and node.value in names:
+                parent = model.parent(node)
+                if not (isinstance(parent, cst.Attribute) and parent.value is node
+                        and parent.attr.value in STATIC_ATTRIBUTES):
+                    return False
+    return True
 
 
 def _shapes_of_parameters(model: FileModel, lam: cst.Lambda) -> bool:
@@ -1635,6 +1746,190 @@ def _compares_a_repeat(model: FileModel, parts: list) -> bool:
     # `h = step(h); h2 = step(h)` reads what the first one bound: another input.
     bound = {n.value for a in assigns for t in a.targets for n in target_names(t.target)}
     return not (_free_names(first.value) & bound)
+
+
+def _compared(model: FileModel, small: cst.CSTNode) -> Optional[list]:
+    """The two values a check compares for equality, or None: `assert a == b`, `assert
+    jnp.allclose(a, b)` (under `not`, `jnp.all(...)`, `.all()`), `np.testing.assert_allclose(a,
+    b)`, `self.assertEqual(a, b)`."""
+    if isinstance(small, cst.Assert):
+        test = small.test
+        for _ in range(4):
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            elif isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) \
+                    and test.func.attr.value in ("all", "any") and not test.args:
+                test = test.func.value
+            elif isinstance(test, cst.Call) and model.qualname(test.func) in TRUTH_REDUCTIONS \
+                    and len(test.args) == 1:
+                test = test.args[0].value
+            else:
+                break
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+                and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+            return [test.left, test.comparisons[0].comparator]
+        call = test if isinstance(test, cst.Call) and model.qualname(test.func) in EQUALITY_CHECKS else None
+    else:
+        call = small.value if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) else None
+        if call is not None and model.qualname(call.func) not in EQUALITY_CHECKS and not (
+                isinstance(call.func, cst.Attribute) and call.func.attr.value in EQUALITY_ASSERT_METHODS):
+            call = None
+    if call is None:
+        return None
+    values = [a.value for a in call.args if a.keyword is None and not a.star]
+    return values[:2] if len(values) >= 2 else None
+
+
+def _fixed_value(model: FileModel, expr: cst.BaseExpression) -> bool:
+    """A value that no numbers decide: a Python number (`_fixed_bound`), or an array of
+    one such number (`jnp.ones_like(row_sums)`, `jnp.full(shape, 0.5)`)."""
+    if _fixed_bound(model, expr):
+        return True
+    if not isinstance(expr, cst.Call) or model.qualname(expr.func) not in CONSTANT_ARRAYS:
+        return False
+    at = CONSTANT_ARRAYS[model.qualname(expr.func)]
+    if at is None:
+        return True
+    fill = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "fill_value"]
+    fill += [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == at]
+    return len(fill) == 1 and _fixed_bound(model, fill[0])
+
+
+def _one_computation(model: FileModel, compared: list, state: dict) -> bool:
+    """Both values a check compares for equality are made from the results of calls of one
+    function on the same inputs, or on the same inputs rearranged: `out = f(v, x)`, `out_perm
+    = f(v, x[:, perm])`, `assert allclose(out[:, perm], out_perm)` (f commutes with a
+    permutation), or `total, parts = loss(...)`, `assert allclose(total, parts["a"] + 0.5 *
+    parts["b"])` (one result against its parts). Around the calls there is only indexing and
+    arithmetic, and no value made from a draw enters other than through the calls' inputs or
+    as an index. Such a check asks whether the function keeps an identity, which it does or
+    not whatever numbers the inputs hold: draws from one key pass or fail it as independent
+    ones would. Comparing f with another function (a reference), or f on other inputs, reads
+    the numbers; so does an ordering (`loss < loss0`), which depends on the data."""
+    code = model.module.code_for_node
+    calls: list = []
+    if code(compared[0]) == code(compared[1]) or not all(
+            _made_from_calls(model, c, state, calls, 0) for c in compared) or not calls:
+        return False
+    if len({code(c.func) for c in calls}) != 1:
+        return False
+    first = calls[0]
+    return all(other is first or _same_inputs(model, first, other) for other in calls[1:])
+
+
+def _made_from_calls(model: FileModel, expr: cst.BaseExpression, state: dict, calls: list, depth: int) -> bool:
+    """`expr` is indexing and arithmetic on the results of calls (gathered in `calls`) and on
+    values made from no draw; see `_one_computation`."""
+    if depth > 8:
+        return False
+    if isinstance(expr, (cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(expr, cst.Name):
+        if not state.get(expr.value):
+            return True  # no draw's numbers: a constant, parameters, an input like any other
+        made = _made_by(model, expr)
+        if isinstance(made, cst.Call) and not _tuple_target(model, made):
+            return _made_from_calls(model, made, state, calls, depth + 1)
+        if isinstance(made, cst.Call):
+            calls.append(made)  # `total, parts = loss(...)`: a result of the call itself
+            return model.qualname(made.func) not in RANDOM_SAMPLERS
+        return made is not None and _made_from_calls(model, made, state, calls, depth + 1)
+    if isinstance(expr, cst.Attribute):
+        return _made_from_calls(model, expr.value, state, calls, depth + 1)
+    if isinstance(expr, cst.Subscript):  # any index: a rearrangement or a selection
+        return _made_from_calls(model, expr.value, state, calls, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        return _made_from_calls(model, expr.left, state, calls, depth + 1) \
+            and _made_from_calls(model, expr.right, state, calls, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _made_from_calls(model, expr.expression, state, calls, depth + 1)
+    if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+        return False
+    q = model.qualname(expr.func) or ""
+    if q in RANDOM_SAMPLERS or q in RANDOM_SPLITTERS:
+        return False  # a draw itself, outside the computation
+    func = expr.func
+    if q.startswith("jax.numpy."):  # arithmetic: `jnp.sum(out, axis=-1)`
+        parts = [a.value for a in expr.args]
+    elif isinstance(func, cst.Attribute) and func.attr.value in ARRAY_OWN_METHODS:  # `out.sum(-1)`
+        parts = [func.value] + [a.value for a in expr.args]
+    else:
+        calls.append(expr)
+        return True
+    return all(_made_from_calls(model, part, state, calls, depth + 1) for part in parts)
+
+
+def _made_by(model: FileModel, name: cst.Name) -> Optional[cst.BaseExpression]:
+    """The value of the one `name = value` (or `name, other = value`) statement that binds
+    `name` in its scope, run before the read in straight-line code; else None."""
+    bindings = model.scope_of(name).lookup(name.value) or []
+    if len(bindings) != 1 or bindings[0].kind != "assign" or not model.straight_line(bindings[0].node) \
+            or bindings[0].order > model.order.get(name, 0):
+        return None
+    node = bindings[0].node
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        return None
+    target = node.targets[0].target
+    if isinstance(target, cst.Name):
+        return node.value
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(node.value, cst.Call) and any(
+            isinstance(e.value, cst.Name) and e.value.value == name.value for e in target.elements):
+        return node.value
+    return None
+
+
+def _tuple_target(model: FileModel, value: cst.Call) -> bool:
+    """`value` is unpacked: `total, parts = loss(...)`."""
+    assign = model.parent(value)
+    return isinstance(assign, cst.Assign) and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+
+
+def _same_inputs(model: FileModel, a: cst.Call, b: cst.Call) -> bool:
+    """Two calls with the same arguments, but where one passes another's argument
+    rearranged: `f(v, x)` and `f(v, x[:, perm])` (or `f(v, x_perm)`, `x_perm = x[:, perm]`).
+    The same text is the same value only where no name in it is bound again between the
+    calls (`x = x + 1`)."""
+    code = model.module.code_for_node
+    if len(a.args) != len(b.args) or not _same_bindings(model, a.func, a, b):
+        return False
+    for x, y in zip(a.args, b.args):
+        if code(x.keyword) != code(y.keyword) if x.keyword or y.keyword else False:
+            return False
+        if x.star != y.star:
+            return False
+        if code(x.value) == code(y.value):
+            if not _same_bindings(model, x.value, a, b):
+                return False
+        elif not _rearranged(model, x.value, y.value, a, b) and not _rearranged(model, y.value, x.value, b, a):
+            return False
+    return True
+
+
+def _rearranged(model: FileModel, moved: cst.BaseExpression, value: cst.BaseExpression,
+                at: cst.Call, other: cst.Call) -> bool:
+    """`moved` (passed at `at`) is `value` (passed at `other`) indexed (`x[:, perm, :]`),
+    written out or bound to a name."""
+    code = model.module.code_for_node
+    if isinstance(moved, cst.Name):
+        made = _made_by(model, moved)
+        moved = made if made is not None else moved
+    return isinstance(moved, cst.Subscript) and code(moved.value) == code(value) \
+        and _same_bindings(model, value, other, moved)
+
+
+def _same_bindings(model: FileModel, expr: cst.CSTNode, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """Every name `expr` reads has the same binding where `a` runs as where `b` runs, in
+    straight-line code."""
+    scope = model.scope_of(a)
+    for name in _free_names(expr):
+        bindings = scope.lookup(name) or []
+        if any(not model.straight_line(binding.node) for binding in bindings):
+            return False
+        at = [max((bd for bd in bindings if bd.order < model.order.get(node, 0)),
+                  key=lambda bd: bd.order, default=None) for node in (a, b)]
+        if at[0] is not at[1]:
+            return False
+    return True
 
 
 def _reduced_checks(model: FileModel, test: cst.BaseExpression, leaf, bit_and: bool = False) -> bool:
