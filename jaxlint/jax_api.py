@@ -36,6 +36,11 @@ class Transform:
     # `in_axes=(0, None)`; shard_map's `in_specs=(P("x"), None)` (a Python int stays
     # one, checked under jax 0.10.2; `P()` makes it a tracer).
     untraced_none_option: str = ""
+    # A call of the transformed function waits for its result before it returns, so a
+    # clock read after it holds the work: equinox's filter_jit blocks on an output marker
+    # (`marker.block_until_ready()` in equinox/_jit.py, read in equinox 0.13.8) to raise
+    # its runtime errors.
+    waits_on_return: bool = False
 
 
 _JIT = Transform("jit", abstract=True, cached=True,
@@ -63,7 +68,8 @@ _SHARD_MAP_EXPERIMENTAL = Transform("shard_map", abstract=True, cached=False,
                                     positional_options=("mesh", "in_specs", "out_specs"),
                                     untraced_none_option="in_specs")
 # equinox's filtered transforms trace array leaves and keep every other leaf static.
-_FILTER_JIT = Transform("filter_jit", abstract=True, cached=True, arrays_only=True)
+_FILTER_JIT = Transform("filter_jit", abstract=True, cached=True, arrays_only=True,
+                        waits_on_return=True)
 _FILTER_VMAP = Transform("filter_vmap", abstract=True, cached=False, arrays_only=True)
 _FILTER_GRAD = Transform("filter_grad", abstract=False, cached=False, differentiates=True,
                          arrays_only=True)
@@ -1439,3 +1445,8 @@ ERROR_WORDING: dict[str, tuple[str, ...]] = {
     "JAX805": ("Array has been deleted", "Buffer has been deleted or donated"),
     "JAX806": ("values to unpack", "iteration over a 0-d array"),
 }
+
+
+#: Transforms whose calls wait for the result before returning (`Transform.waits_on_return`).
+WAITING_TRANSFORMS: frozenset[str] = frozenset(
+    t.name for t in TRANSFORMS.values() if t.waits_on_return)

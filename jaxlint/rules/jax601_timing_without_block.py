@@ -15,7 +15,7 @@ from jaxlint.engine.order import compiles_first
 from jaxlint.engine.values import Shape
 from jaxlint.engine.waits import function_waits
 from jaxlint.engine.scopes import BindingKind, target_names
-from jaxlint.jax_api import (DISPATCH_BOUND_ELEMENTS, DISPATCH_BOUND_MIN_OPS, SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
+from jaxlint.jax_api import (WAITING_TRANSFORMS, DISPATCH_BOUND_ELEMENTS, DISPATCH_BOUND_MIN_OPS, SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, NUMPY_CONVERTING_METHODS, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -617,6 +617,8 @@ class TimingWithoutBlock(Rule):
     def _is_jax_work(self, call: cst.Call) -> bool:
         """A call that dispatches JAX computations and returns before they finish."""
         model = self.model
+        if self._waits_on_return(call):
+            return False
         q = model.qualname(call.func)
         if q is not None:
             return _device_work(q) and not self._is_blocking(call)
@@ -833,6 +835,8 @@ class TimingWithoutBlock(Rule):
                    for c in region)
 
     def _is_blocking(self, call: cst.Call) -> bool:
+        if self._waits_on_return(call):
+            return True
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in BLOCKING_METHODS:
             return True
@@ -851,6 +855,27 @@ class TimingWithoutBlock(Rule):
         if q in _FORMATTERS:
             return any(not isinstance(a.value, _STRINGS) for a in call.args if a.keyword is None)
         return True
+
+    def _waits_on_return(self, call: cst.Call) -> bool:
+        """A call of a function wrapped by a transform that waits for its result before
+        returning (`WAITING_TRANSFORMS`): `step(x)` of `@eqx.filter_jit def step`,
+        `fast = eqx.filter_jit(f)` then `fast(x)`, `eqx.filter_jit(f)(x)`."""
+        model = self.model
+        func = call.func
+        if isinstance(func, cst.Call):
+            return _waiting_transform(model.qualname(func.func))
+        info = model.resolve_function(func) if isinstance(func, cst.Name) else None
+        if info is None and isinstance(func, cst.Attribute):
+            info = called_function(model, call)
+        if info is not None:
+            return any(c.via == "decorator" and c.transforms and c.transforms[0] in WAITING_TRANSFORMS
+                       for c in info.contexts.values())
+        if not isinstance(func, cst.Name):
+            return False
+        bindings = model.scope_of(func).lookup(func.value)
+        return bool(bindings) and all(
+            b.kind == "assign" and isinstance(b.node, cst.Assign) and isinstance(b.node.value, cst.Call)
+            and _waiting_transform(model.qualname(b.node.value.func)) for b in bindings)
 
     def _host_array(self, expr: cst.BaseExpression) -> bool:
         """A NumPy array by the value analysis, or a parameter to which every call of this
@@ -942,3 +967,8 @@ def _computes_nothing(info: FunctionInfo) -> bool:
                 continue
             return False
     return True
+
+
+def _waiting_transform(qualname: Optional[str]) -> bool:
+    transform = TRANSFORMS.get(qualname) if qualname is not None else None
+    return transform is not None and transform.waits_on_return
