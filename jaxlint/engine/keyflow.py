@@ -11,14 +11,14 @@ spent on any path that reaches a use is reported ("may" reuse: on that path the
 numbers really repeat). Paths that `return`, `raise`, `break` or `continue` end.
 The walk over statements is `engine.flow`, shared with the value analysis.
 
-Two consumers of one key are reported only where their numbers meet: where values
-derived from both reach one statement (an expression, a call, a `return`, a
-container). Draws from one fixed key in separate notebook cells whose results are
-never combined are separate demos, and a draw whose numbers are read only for their
-shape is never used (nor one passed only to a helper that reads its shape, or to a call a
-test expects to raise, or compared only with the same call run again); none makes
-correlated numbers meet. `_Meetings` follows the
-values, per body, with the same walker. A comment at the second use that says the
+Two consumers of one key are reported only where their numbers meet: where a
+statement reads the numbers of values derived from both (an expression, a call, a
+`return`, a container). Draws from one fixed key in separate notebook cells whose
+results are never combined are separate demos, and a value whose numbers are never read
+makes nothing meet: one read only for its shape or finiteness, passed only to a helper
+that never reads its numbers, to a call a test expects to raise, or to a check that holds
+whatever the numbers are (a bound, a constant, one computation compared with itself).
+`_Meetings` follows the values, per body, with the same walker. A comment at the second use that says the
 repeat is meant (`# same key: identical init`) silences a repeat of the same draw (the same
 call with the same arguments) too; two different draws from one key stay reported.
 
