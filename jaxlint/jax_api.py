@@ -38,8 +38,9 @@ class Transform:
     untraced_none_option: str = ""
     # A call of the transformed function waits for its result before it returns, so a
     # clock read after it holds the work: equinox's filter_jit blocks on an output marker
-    # (`marker.block_until_ready()` in equinox/_jit.py, read in equinox 0.13.8) to raise
-    # its runtime errors.
+    # (`marker.block_until_ready()` in equinox/_jit.py) to raise its runtime errors: in
+    # every release from 0.11.8 on (read in the wheels: 0.11.7 and earlier do not wait),
+    # which every equinox that runs with jax 0.10 is.
     waits_on_return: bool = False
 
 
