@@ -1447,21 +1447,19 @@ def _shapes_of_targets(model: FileModel, comp: cst.CSTNode) -> bool:
     if comp.for_in.inner_for_in is not None or isinstance(comp, cst.DictComp):
         return False
     names = _comprehension_targets(comp)
-    for part in [comp.elt, *[i.test for i in comp.for_in.ifs]]:
-        for node in walk(part):
-            if isinstance(node, cst.Name) and node.value in names:
-                parent = model.parent(node)
-                if not (isinstance(parent, cst.Attribute) and parent.value is node
-                        and parent.attr.value in STATIC_ATTRIBUTES):
-                    return False
-    return True
+    return all(_read_only_for_static_attributes(model, part, names)
+               for part in [comp.elt, *[i.test for i in comp.for_in.ifs]])
 
 
 def _shapes_of_parameters(model: FileModel, lam: cst.Lambda) -> bool:
     """A lambda that reads its parameters only for `.shape`, `.dtype` and the like."""
-    params = {p.name.value for p in _params(lam.params)}
-    for node in walk(lam.body):
-        if isinstance(node, cst.Name) and node.value in params:
+    return _read_only_for_static_attributes(model, lam.body, {p.name.value for p in _params(lam.params)})
+
+
+def _read_only_for_static_attributes(model: FileModel, tree: cst.CSTNode, names: set[str]) -> bool:
+    """Every read of `names` in `tree` is `name.shape`, `name.dtype` or the like."""
+    for node in walk(tree):
+        if isinstance(node, cst.Name) and node.value in names:
             parent = model.parent(node)
             if not (isinstance(parent, cst.Attribute) and parent.value is node
                     and parent.attr.value in STATIC_ATTRIBUTES):

@@ -54,11 +54,11 @@ def constructor_fields(model, klass, call: cst.Call) -> dict[str, cst.BaseExpres
     init = model.class_method(klass, "__init__")
     if init is None:
         order = list(klass.fields)
-        bound = _bind(order, args)
+        bound = bind_arguments(order, args)
         return {name: value for name, value in bound.items() if name in klass.fields}
     if not isinstance(init.node, cst.FunctionDef) or not init.positional:
         return {}
-    bound = _bind(init.positional[1:] + init.kwonly, args)
+    bound = bind_arguments(init.positional[1:] + init.kwonly, args)
     me = init.positional[0]
     out: dict[str, cst.BaseExpression] = {}
     for stmt in init.node.body.body:
@@ -80,7 +80,9 @@ def constructor_fields(model, klass, call: cst.Call) -> dict[str, cst.BaseExpres
     return out
 
 
-def _bind(names: list[str], args) -> dict[str, cst.BaseExpression]:
+def bind_arguments(names: list[str], args) -> dict[str, cst.BaseExpression]:
+    """Each argument of a call by the parameter it fills: keywords by name, positionals
+    in order over `names` (extra positionals are dropped)."""
     bound = {}
     i = 0
     for arg in args:

@@ -11,6 +11,7 @@ from jaxlint.rules import _recompile as rc
 from jaxlint.rules.base import Rule
 from jaxlint.engine.model import children, walk
 from jaxlint.engine.scopes import target_names
+from jaxlint.engine.static_parts import bind_arguments
 from jaxlint.engine.tracing import PARTIAL, decorator_transform, transform_for
 from jaxlint.jax_api import (ARRAY_METHODS, BODY_CALLS, EAGER_COMPILED_BODY_CALLS, EQUAL_BY_VALUE_WRAPPERS,
                              LAX_OPERAND_KEYWORDS, VALUE_KEYED_TRANSFORMS)
@@ -425,15 +426,7 @@ def _passed_arguments(model, call: cst.Call, owner) -> Optional[dict]:
         shift = 0
     if any(a.star for a in args):
         return None
-    positional = owner.positional[shift:]
-    passed, i = {}, 0
-    for arg in args:
-        if arg.keyword is not None:
-            passed[arg.keyword.value] = arg.value
-        elif i < len(positional):
-            passed[positional[i]] = arg.value
-            i += 1
-    return passed
+    return bind_arguments(owner.positional[shift:], args)
 
 
 def _invariant(expr: cst.BaseExpression, changing: set[str]) -> bool:

@@ -16,6 +16,12 @@ from jaxlint.rules.base import Report, Rule
 _POSITIONS = {q: p for q, p in VMAP_TRANSFORMS.items()}
 _NAMES = ("in_axes", "out_axes")
 
+# JAX's own words for an in_axes tuple that does not fit the positional arguments, and the fix.
+_JAX_ERROR = ("ValueError (vmap in_axes must be ... a tuple of entries corresponding to the positional "
+              "arguments passed to the function)")
+_FIX = "give one entry per positional argument"
+_RAISES = f"{_JAX_ERROR}; {_FIX}"
+
 
 class VmapAxesMismatch(Rule):
     code = "JAX804"
@@ -62,9 +68,7 @@ class VmapAxesMismatch(Rule):
             if len(entries) > n:
                 yield self.report(in_axes, (
                     f"in_axes has {len(entries)} entries, but {app.label} takes only {n} "
-                    f"positional parameter{'s' if n != 1 else ''}: every call raises ValueError "
-                    f"(vmap in_axes must be ... a tuple of entries corresponding to the positional "
-                    f"arguments passed to the function); give one entry per positional argument"),
+                    f"positional parameter{'s' if n != 1 else ''}: every call raises {_RAISES}"),
                     where, on_call=True)
                 return
         passed = tuple_length(model, in_axes) if entries is None and isinstance(in_axes, cst.Name) else None
@@ -76,9 +80,7 @@ class VmapAxesMismatch(Rule):
             yield self.report(in_axes, (
                 f"in_axes is a tuple of {passed[0]}{origin}, "
                 f"but {app.label} takes only {n} positional parameter{'s' if n != 1 else ''}: the "
-                f"call raises ValueError (vmap in_axes must be ... a tuple of entries corresponding "
-                f"to the positional arguments passed to the function); give one entry per positional "
-                f"argument"), where, on_call=True)
+                f"call raises {_RAISES}"), where, on_call=True)
             return
         # `in_axes = (0,) * self.n + (None,) * len(args)`: a length the code states through
         # names, attributes and call sites, at every call.
@@ -96,9 +98,7 @@ class VmapAxesMismatch(Rule):
                     yield self.report(in_axes, (
                         f"in_axes has {n_axes} entries{how}, but the call on line {model.line_of(call)} "
                         f"passes {n_pos} positional argument{'s' if n_pos != 1 else ''}: it raises "
-                        f"ValueError (vmap in_axes must be ... a tuple of entries corresponding to the "
-                        f"positional arguments passed to the function); give one entry per positional "
-                        f"argument"), where, on_call=True)
+                        f"{_RAISES}"), where, on_call=True)
                     return
                 if starred:
                     continue
@@ -110,9 +110,7 @@ class VmapAxesMismatch(Rule):
                 yield self.report(in_axes, (
                     f"in_axes has {len(entries)} entries, but the call on line "
                     f"{model.line_of(call)} passes {len(pos)} positional argument"
-                    f"{'s' if len(pos) != 1 else ''}{extra}: it raises ValueError (vmap in_axes "
-                    f"must be ... a tuple of entries corresponding to the positional arguments "
-                    f"passed to the function); give one entry per positional argument"),
+                    f"{'s' if len(pos) != 1 else ''}{extra}: it raises {_RAISES}"),
                     where, on_call=True)
                 return
             for i, arg in enumerate(pos):
@@ -155,9 +153,7 @@ class VmapAxesMismatch(Rule):
                 f"in_axes on line {model.line_of(in_axes)} has {len(entries)} entries, but this "
                 f"call of `{self.source(pc.partial)}` (line {model.line_of(pc.partial)}) passes "
                 f"{len(pos)} positional argument{'s' if len(pos) != 1 else ''}{extra}: it raises "
-                f"ValueError (vmap in_axes must be ... a tuple of entries corresponding to the "
-                f"positional arguments passed to the function); bind the argument by position, or "
-                f"give one entry per positional argument"), model.function_of(pc.call))
+                f"{_JAX_ERROR}; bind the argument by position, or {_FIX}"), model.function_of(pc.call))
             return
 
     def _sizes_disagree(self, call: cst.Call, pos, entries, in_axes):
