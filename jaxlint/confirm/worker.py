@@ -142,7 +142,8 @@ def _patch_random(state: State, jax) -> None:
         with FLOW.quiet():  # jaxlint reading the numbers is not the program using them
             head, order, bits = numbers(head), numbers(order), numbers(bits)
         state["draws"].append({"fn": name, "line": lines[0], "lines": lines,
-                               "key": str(bits), "value": str(head[:3]), "head": head,
+                               "key": str(bits), "words": bits, "value": str(head[:3]),
+                               "head": head,
                                "order": order, "traced": traced})
 
     def follow(draw: dict, out) -> None:
