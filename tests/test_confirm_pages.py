@@ -78,8 +78,6 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 2, 12): "the same permutation, at the call that shuffles the batch (as ('JAX502', 2, 7))",
     ("JAX502", 12, 10): "a test's inputs drawn from one key per variant, compared across the variants on "
                         "purpose: ('JAX502', 10, 10) before two blocks were added above it",
-    ("JAX601", 17, 33): "the last round's e_step call is in flight when the clock stops (observed); the fit "
-                        "waited for every round before it, so one call is a small part of the time measured",
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
     ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
     ("JAX502", 2, 16): "a literal seed written in the evaluation function: its draws repeat on every call "
@@ -89,19 +87,13 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 10, 10): "a test's inputs drawn from one key per variant: the same numbers, compared "
                         "across the variants on purpose (as ('JAX502', 9, 10)); added by main at df1b8cc",
     ("JAX502", 9, 10): "the same inputs for each variant: the draws repeat, and the test compares the variants on them",
-    ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: on a loaded "
-                       "machine the clock can stop before the tiny run ends, and the recipe sees a pending result",
-    ("JAX601", 7, 25): "the encoder's first call, `jax.jit(encoder)(...)`: compiling holds the clock, but at "
-                       "load 11 on 2 cores the run (97 us; 1.6 ms in the lead's run) was still in flight when it stopped (observed; "
-                       "as ('JAX601', 6, 16), a loaded machine's result)",
+    ("JAX601", 6, 16): "a first call timed for its compile, with the run timed blocked next: the tiny run can "
+                       "still be computing at the clock; measured with the share check at load 11-15: 9.9-14.7 "
+                       "ms pending (2.7-2.9 ms of CPU work) of 120-167 ms, 6-12%: at the 10% line, either verdict",
+    ("JAX601", 17, 33): "the last round's e_step call is in flight when the clock stops (observed); the fit "
+                        "waited for every round before it (and compiled three functions): measured at load "
+                        "11-15, 86-110 ms pending of 1.4-2.2 s, 4-8%: under the 10% line, near it on a loaded run",
     ("JAX402", 8, 7): "one jit per test case (three cases): it compiles again per case, a cost bounded by the cases",
-    ("JAX601", 20, 16): "vmap of a fresh jit, timed for its first call: in the program the compile holds the "
-                        "clock; in one full run here the region took 100 us (no compile seen) with 118 us of "
-                        "the tiny run still in flight (observed), in the run before it was not confirmed: "
-                        "as ('JAX601', 7, 25), a result of when the run ends, not of the code",
-    ("JAX601", 20, 20): "the same block's second region, grad of a fresh jit timed for its first call: in one "
-                        "full run here 129 us with the gradient still in flight when the clock stopped "
-                        "(observed), as ('JAX601', 20, 16)",
 }
 # Decoys per Use-instead block (JAXLINT_CONFIRM_PAGES=all: every statement line).
 LIMIT = None if os.environ.get("JAXLINT_CONFIRM_PAGES") == "all" else 3
