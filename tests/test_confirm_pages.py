@@ -36,9 +36,6 @@ NOT_CONFIRMED = {
                       "under jax_debug_key_reuse), no number repeats: not reproduced",
     ("JAX101", 1, 10): "logger.info with no handler at INFO level: the program writes nothing",
     ("JAX403", 10, 15): "needs optax, which the test environment does not install (could not run: package)",
-    ("JAX105", 3, 17): "the lambda get_batcher returns runs only inside fit's lax.scan, traced once; the "
-                       "iterator recipe calls get_batcher (which returns the lambda, never running "
-                       "line 17), and its loop watch follows Python loops, not scan: could not run",
     ("JAX105", 1, 15): "the program calls step once (and the generator yields equal batches): "
                        "one call cannot show a batch reused",
     ("JAX502", 5, 22): "each call of the jitted train_step draws the same mask (followed through its "
