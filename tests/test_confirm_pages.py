@@ -23,8 +23,6 @@ NOT_CONFIRMED = {
     ("JAX502", 13, 6): "the draws repeat, but no value the program reads or returns is made from them",
     ("JAX502", 16, 5): "the draws repeat, but no value the program reads or returns is made from them",
     ("JAX703", 6, 10): "the flagged line never runs in the program's own run: nothing shows the clamp",
-    ("JAX704", 3, 8): "fold_in raises OverflowError ('Python int too large to convert to C long'), whose "
-                      "wording is not the failure the rule predicts, so the verdict is could not run",
     # Snippets: the same key's numbers meet in a value the example never reads (prints, returns):
     # confirm needs them to reach one result the program uses (a read value, a returned one).
     ("JAX502", 0, 6): "the draws meet in a module global the example never reads",
@@ -75,8 +73,6 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 2, 12): "the same permutation, at the call that shuffles the batch (as ('JAX502', 2, 7))",
     ("JAX502", 12, 10): "a test's inputs drawn from one key per variant, compared across the variants on "
                         "purpose: ('JAX502', 10, 10) before two blocks were added above it",
-    ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
-    ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
     ("JAX502", 2, 16): "a literal seed written in the evaluation function: its draws repeat on every call "
                        "by design, and the rule leaves such seeds out",
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
