@@ -119,7 +119,8 @@ def _record(job: Job, hits: list[Hit]) -> TimingEvidence:
                           measured_us=_median(known) * 1e6 if known else -1.0,
                           in_flight_runs=len(flight),
                           runs_us=[[round(m * 1e6) if m is not None else -1, round(h.wait * 1e6)]
-                                   for m, h in list(zip(measured, hits))[:5]])
+                                   for m, h in list(zip(measured, hits))[:5]]
+                          if known or flight else [])
 
 
 def _measured(job: Job, hits: list[Hit]) -> list[Optional[float]]:
