@@ -73,6 +73,6 @@ def test_microseconds_pending_on_a_tiny_jitted_call_are_not_reproduced(got):
     # some runs it is still computing at the clock, for well under a millisecond.
     for marker in ("DECOY tiny:", "DECOY tiny lambda"):
         v = got[line_of(marker)]
-        assert v["verdict"] == "not reproduced", (marker, v)
+        assert v["verdict"] == "not reproduced", (marker, v["evidence"], v["summary"])
         if v["record"]["in_flight"]:
             assert "under 1.0 ms" in v["summary"], (marker, v)

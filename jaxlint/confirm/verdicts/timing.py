@@ -43,6 +43,7 @@ class TimingEvidence(Evidence):
     measured_us: float = -1.0  # the interval the program's timer measured (median), if known
     runs_us: list = dataclasses.field(default_factory=list)  # [measured, missed] of first runs
     in_flight_runs: int = 0  # runs with work still computing at the clock
+    calls: int = 1  # calls per timing (timeit's `number`): the floor is per call
 
     def text(self) -> str:
         parts = [f"line {self.line} ran {self.runs} time(s) in the program's own run, "
@@ -78,7 +79,7 @@ def missed_enough(record: "TimingEvidence") -> bool:
     the run's own time, as its clock reads both), and at least MISSED_FLOOR_US of CPU work (a
     loaded machine's wait for a core stretches a tiny computation, not its work); with the
     measured time unknown, the floor alone."""
-    return record.work_us >= MISSED_FLOOR_US and (
+    return record.work_us / record.calls >= MISSED_FLOOR_US and (
         record.measured_us < 0 or record.missed_us >= MISSED_SHARE * record.measured_us)
 
 
@@ -93,10 +94,12 @@ def _too_little(record: "TimingEvidence") -> str:
             why.append(f"under {MISSED_SHARE:.0%} of it")
     else:
         took = f"{_us(record.missed_us)} more"
-    if record.work_us < MISSED_FLOOR_US:
+    if record.work_us / record.calls < MISSED_FLOOR_US:
         cpu = f" ({_us(record.work_us)} of CPU work)" if record.work_us < record.missed_us * 0.8 \
             else ""
-        why.append(f"under {_us(MISSED_FLOOR_US)}{cpu}")
+        per = f" per call ({_us(record.work_us / record.calls)} for each of {record.calls} timed " \
+              f"calls)" if record.calls > 1 else ""
+        why.append(f"under {_us(MISSED_FLOOR_US)}{per}{cpu}")
     return f"the work still computing at the clock took {took}: {' and '.join(why)}, the " \
            f"figure is barely off"
 
@@ -200,6 +203,7 @@ def _timed_lambda(job: Job) -> Verdict:
             record.measured_us = _median([h.seconds for h in lines]) * 1e6
             record.missed_us = _median([h.calls_wait + h.wait for h in lines]) * 1e6
             record.work_us = _median([h.work for h in lines]) * 1e6
+            record.calls = max(1, round(len(hits) / len(lines)))
             if len(lines) > 1:
                 record.runs_us = [[round(h.seconds * 1e6), round((h.calls_wait + h.wait) * 1e6)]
                                   for h in lines[:5]]
