@@ -227,11 +227,12 @@ def test_a_sampler_that_splits_first_shares_the_key_but_not_the_numbers(got):
     assert "randint splits its key before it draws" in v["evidence"], v
 
 
-def test_two_numbers_each_cannot_show_a_function(got):
-    # Two numbers are always ordered alike one way or the other: nothing is observed.
+def test_two_numbers_each_rest_on_the_sampler_family(got):
+    # Two numbers are always ordered alike one way or the other: the order shows nothing, and
+    # the verdict says the family (checked against jax below) is what relates them.
     v = got["two-numbers"]
-    assert v["verdict"] == "not reproduced", v
-    assert "2 numbers each" in v["evidence"], v
+    assert v["verdict"] == "confirmed", v
+    assert "read the same bits; 2 numbers in common, too few to show an order" in v["summary"], v
 
 
 def test_a_key_split_after_it_drew_gives_children_with_new_numbers(got):

@@ -467,9 +467,11 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     state["probes"] = probes.probes_for(path, findings)
     state["linked"] = {i: probes.linked_probes(path, f.get("function")) for i, f in
                        enumerate(findings) if f.get("code") == "JAX701"}
+    state["starts"] = probes.start_probes(path, findings)
     for i, f in enumerate(findings):
         f["_index"] = i
-    for p in list(state["probes"].values()) + [p for ps in state["linked"].values() for p in ps]:
+    for p in list(state["probes"].values()) + [p for ps in state["linked"].values() for p in ps] \
+            + list(state["starts"].values()):
         watch.add_probe(p)
     state["import_warnings"] = []
     from jaxlint.confirm.verdicts import jit_watch

@@ -22,5 +22,5 @@ print(w + b)
 
 two_key = jax.random.key(3)
 first = jax.random.normal(two_key, (2,))
-second = jax.random.uniform(two_key, (2,))  # TWO numbers: any two are ordered alike one way
+second = jax.random.uniform(two_key, (2,))  # TWO numbers: too few to show an order
 print(first + second)

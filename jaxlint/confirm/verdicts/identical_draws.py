@@ -59,16 +59,21 @@ def _monotone(a: list, b: list) -> Optional[str]:
 def _relation(a: dict, b: dict, field: str = "head") -> Optional[str]:
     """How the run shows `b`'s numbers follow from `a`'s (same key), or None: the same sampler
     giving the same numbers, or two samplers of one family whose numbers are equal or ordered
-    alike (three at least: any two numbers are ordered alike one way or the other)."""
+    alike. Two numbers are ordered alike one way or the other, so with fewer than three in
+    common the order shows nothing and the family (checked against jax) is the evidence."""
     if a["fn"] == b["fn"] and _same_numbers(a, b, field):
         return "identical values"
     family = _FAMILY.get(a["fn"])
     ha, hb = a.get("head") or [], b.get("head") or []
     n = min(len(ha), len(hb))
-    if family is None or family != _FAMILY.get(b["fn"]) or n < _SEEN:
+    if family is None or family != _FAMILY.get(b["fn"]) or n < 1:
         return None
-    if ha[:n] == hb[:n]:
+    if n >= 2 and ha[:n] == hb[:n]:
         return "identical values"
+    if n < _SEEN:
+        return f"numbers that are functions of each other ({a['fn']} and {b['fn']} of one key " \
+               f"read the same bits; {n} number{'s' * (n != 1)} in common, too few to show an " \
+               f"order)"
     order = _monotone([float(x) for x in ha[:n]], [float(x) for x in hb[:n]])
     return f"numbers that are {'an' if order == 'increasing' else 'a'} {order} function of each " \
            f"other (first {n} checked)" if order else None
@@ -110,9 +115,6 @@ def _unrelated(d: dict, other: dict, draws: list) -> str:
     if d["fn"] == other["fn"] and _FAMILY.get(d["fn"]) is None:
         return f"{a} and {b}: the same sampler gave other numbers (other arguments: data, " \
                f"bounds, sizes)"
-    if n < _SEEN and _FAMILY.get(d["fn"]) and _FAMILY.get(d["fn"]) == _FAMILY.get(other["fn"]):
-        return f"{n} number{'s' * (n != 1)} each: {a} and {b} cannot show that one is a " \
-               f"function of the other"
     splits = [x["fn"] for x in (other, d) if _FAMILY.get(x["fn"]) == "split-bits"]
     why = f" ({splits[0]} splits its key before it draws)" if len(splits) == 1 else ""
     ordered = n >= _SEEN and _monotone([float(x) for x in ha[:n]], [float(x) for x in hb[:n]])
