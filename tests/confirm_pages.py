@@ -87,10 +87,23 @@ def decoys(path: str, text: str, code: str, template: Optional[Finding],
     for line in lines:
         inside = [f for f in funcs if f[0] <= line <= f[1] and line != f[0]]
         fn = inside[-1] if inside else None
+        details = dict(confirm)
+        if "start_line" in details:
+            # The clock read that started the timer, as the rule gives it: the last one above.
+            details["start_line"] = _last_clock_read(text, line)
         out.append(Finding(path=path, line=line, col=1, end_line=line, end_col=1, code=code,
                            message="decoy", function=fn[2] if fn else None,
-                           function_line=fn[3] if fn else None, confirm=confirm))
+                           function_line=fn[3] if fn else None, confirm=details))
     return out
+
+
+_CLOCK_READ = re.compile(r"^\s*\w+\s*=\s*time\.(time|perf_counter|monotonic)(_ns)?\(\)")
+
+
+def _last_clock_read(text: str, line: int) -> Optional[int]:
+    """The last line above `line` that starts a timer (`t0 = time.perf_counter()`)."""
+    lines = text.splitlines()[:line - 1]
+    return next((n for n in range(len(lines), 0, -1) if _CLOCK_READ.match(lines[n - 1])), None)
 
 
 def page_cases(folder: str, codes=None, limit: Optional[int] = None) -> list[Case]:

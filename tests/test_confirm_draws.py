@@ -20,6 +20,7 @@ P = str(Path(__file__).parent / "confirm_cases" / "draws.py")
 MORE = str(Path(__file__).parent / "confirm_cases" / "draws_more.py")
 PARAMS = str(Path(__file__).parent / "confirm_cases" / "draws_params.py")
 COMPILED = str(Path(__file__).parent / "confirm_cases" / "draws_compiled.py")
+RELATED = str(Path(__file__).parent / "confirm_cases" / "draws_related.py")
 
 
 def line_of(text: str, path: str = P) -> int:
@@ -62,6 +63,12 @@ CASES = {
     "compiled": reuse("REAL compiled", "noisy_walk", code="JAX502", path=COMPILED, key="key"),
     "compiled-apart": reuse("DECOY compiled", "counted_walk", code="JAX502", path=COMPILED,
                             key="key"),
+    "related": reuse("REAL related", previous="u = jax.random.uniform", path=RELATED),
+    "randint": reuse("DECOY randint", previous="x = jax.random.normal(int_key", path=RELATED),
+    "split-after": reuse("DECOY split after draw", previous="w = jax.random.normal(split_key",
+                         path=RELATED),
+    "two-numbers": reuse("TWO numbers", previous="first = jax.random.normal(two_key",
+                         path=RELATED),
     "one-parameter": reuse("DECOY two parameters", "create_eval", previous="DECOY two parameters",
                            path=PARAMS, key="rng"),
 }
@@ -201,3 +208,64 @@ def test_a_compiled_draw_that_never_reaches_the_read_output_is_not_confirmed(got
     # output of the jitted call with its draws would "confirm" it through the printed y.
     v = got["compiled-apart"]
     assert v["verdict"] == "not reproduced", v
+
+
+def test_two_samplers_reading_the_same_bits_give_related_numbers(got):
+    # uniform and normal of one key: each normal is an increasing function of its uniform.
+    v = got["related"]
+    assert v["verdict"] == "confirmed", v
+    assert "increasing function of each other" in v["summary"], v
+
+
+def test_a_sampler_that_splits_first_shares_the_key_but_not_the_numbers(got):
+    # normal then randint of one key: randint splits the key before it draws, so its numbers
+    # are not a function of normal's, however the two meet (they are printed together).
+    v = got["randint"]
+    assert v["verdict"] == "not reproduced", v
+    assert "the numbers do not repeat" in v["summary"], v
+    assert "not a monotone function of each other (checked on 8 numbers)" in v["evidence"], v
+    assert "randint splits its key before it draws" in v["evidence"], v
+
+
+def test_two_numbers_each_rest_on_the_sampler_family(got):
+    # Two numbers are always ordered alike one way or the other: the order shows nothing, and
+    # the verdict says the family (checked against jax below) is what relates them.
+    v = got["two-numbers"]
+    assert v["verdict"] == "confirmed", v
+    assert "read the same bits; 2 numbers in common, too few to show an order" in v["summary"], v
+
+
+def test_a_key_split_after_it_drew_gives_children_with_new_numbers(got):
+    # The key drew, then was split, and a child drew numbers that meet the first draw's:
+    # the children are other keys, and their draw repeats nothing (checked).
+    v = got["split-after"]
+    assert v["verdict"] == "not reproduced", v
+    assert "the key was split after it drew" in v["evidence"], v
+    assert "1 draw from the children, none repeats the numbers of normal" in v["evidence"], v
+
+
+def test_the_sampler_families_are_jaxs():
+    """identical_draws._FAMILY against jax: the "bits" samplers of one key order their numbers
+    alike (or reversed), and randint / choice are a function of neither."""
+    import jax
+    import numpy as np
+
+    from jaxlint.confirm.verdicts.identical_draws import _FAMILY, _monotone
+
+    key, shape = jax.random.key(11), (8,)
+    made = {"bits": jax.random.bits(key, shape), "uniform": jax.random.uniform(key, shape),
+            "normal": jax.random.normal(key, shape),
+            "bernoulli": jax.random.bernoulli(key, 0.5, shape),
+            "truncated_normal": jax.random.truncated_normal(key, -2.0, 2.0, shape),
+            "exponential": jax.random.exponential(key, shape),
+            "gumbel": jax.random.gumbel(key, shape), "laplace": jax.random.laplace(key, shape),
+            "logistic": jax.random.logistic(key, shape), "cauchy": jax.random.cauchy(key, shape),
+            "rademacher": jax.random.rademacher(key, shape),
+            "randint": jax.random.randint(key, shape, 0, 1000),
+            "choice": jax.random.choice(key, 1000, shape)}
+    assert set(made) == set(_FAMILY)
+    as_list = {name: np.asarray(x, dtype=float).tolist() for name, x in made.items()}
+    for name, numbers in as_list.items():
+        related = _monotone(as_list["uniform"], numbers) is not None
+        assert related == (_FAMILY[name] == "bits"), name
+    assert as_list["choice"] == as_list["randint"]

@@ -59,3 +59,18 @@ def test_a_body_traced_once_that_reads_no_iterator(got):
     v = got["DECOY indexed: reads no iterator"]
     assert v["verdict"] == "not reproduced", v
     assert v["record"]["reads"] == 0, v
+
+
+def test_a_lambda_made_elsewhere_and_called_in_a_scan_body(got):
+    # `lambda: next(it)` returned by a helper and called from the scan body: its line runs
+    # while the body is traced, once for the four steps (could not run before: the loop watch
+    # looked for the flagged line in the body's own code only).
+    v = got["REAL helper lambda: made here, called in the scan body"]
+    assert v["verdict"] == "confirmed", v
+    assert (v["record"]["iterations"], v["record"]["runs"], v["record"]["reads"]) == (4, 1, 1), v
+
+
+def test_the_same_lambda_in_a_loop_run_without_jit_reads_each_iteration(got):
+    v = got["DECOY eager loop: each iteration reads its own item"]
+    assert v["verdict"] == "not reproduced", v
+    assert (v["record"]["iterations"], v["record"]["runs"], v["record"]["reads"]) == (4, 4, 4), v

@@ -90,9 +90,9 @@ CASES_BY_NAME = {
                           "not reproduced", "(at import)"),
     # timeit of a jitted call: the timed lambda's own result, still computing when it returned
     # and timeit read the clock (the lambda frame is read, never waited on: that would move
-    # the clock).
+    # the clock; what was left is waited for once timeit returned, and compared with its time).
     "timeit-unwaited": (lambda: found("timed_calls.py", "REAL unwaited", "JAX601"), "confirmed",
-                        "the timed lambda returned a jax array still computing"),
+                        "the lambda's result was still computing"),
     "timeit-waited": (lambda: made("timed_calls.py", "DECOY waited", None, "JAX601", "timing"),
                       "not reproduced", "in the program's own run"),
     # The program's own gradient, printed and bound to no name: NaN while the where ran.

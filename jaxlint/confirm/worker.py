@@ -142,7 +142,8 @@ def _patch_random(state: State, jax) -> None:
         with FLOW.quiet():  # jaxlint reading the numbers is not the program using them
             head, order, bits = numbers(head), numbers(order), numbers(bits)
         state["draws"].append({"fn": name, "line": lines[0], "lines": lines,
-                               "key": str(bits), "value": str(head[:3]), "head": head,
+                               "key": str(bits), "words": bits, "value": str(head[:3]),
+                               "head": head,
                                "order": order, "traced": traced})
 
     def follow(draw: dict, out) -> None:
@@ -466,9 +467,11 @@ def run_file(job: dict, index: int, state: State, jax, timeout: float) -> list[d
     state["probes"] = probes.probes_for(path, findings)
     state["linked"] = {i: probes.linked_probes(path, f.get("function")) for i, f in
                        enumerate(findings) if f.get("code") == "JAX701"}
+    state["starts"] = probes.start_probes(path, findings)
     for i, f in enumerate(findings):
         f["_index"] = i
-    for p in list(state["probes"].values()) + [p for ps in state["linked"].values() for p in ps]:
+    for p in list(state["probes"].values()) + [p for ps in state["linked"].values() for p in ps] \
+            + list(state["starts"].values()):
         watch.add_probe(p)
     state["import_warnings"] = []
     from jaxlint.confirm.verdicts import jit_watch

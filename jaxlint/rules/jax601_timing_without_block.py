@@ -63,7 +63,7 @@ class TimingWithoutBlock(Rule):
                       and c not in stop_ancestors]
             work = self._last_work(region, model.function_of(start))
             if work is None:
-                yield from self._context_timer(start, stop)
+                yield from self._context_timer(start, stop)  # start and stop in one function
                 continue
             if self._blocked(work, region) or self._blocks_each_round(start, stop, calls) \
                     or self._times_compile(work) or self._compiles_first(work, region):
@@ -78,7 +78,7 @@ class TimingWithoutBlock(Rule):
                       f"{self._passed_note(work)} "
                       f"may still be running: JAX dispatches asynchronously, so this measures "
                       f"only the dispatch, not the computation; {_FIX}", model.function_of(stop),
-                work=self.source(work)), work)
+                work=self.source(work), start_line=model.line_of(start)), work)
         yield from self._class_timers(clocks)
         for call in calls:
             if model.qualname(call.func) in TIMEIT_FUNCTIONS and model.traced_function_of(call) is None:
@@ -189,7 +189,8 @@ class TimingWithoutBlock(Rule):
         if func is None or not any(model.order[start] < model.order[y] < model.order[stop]
                                    for y in model.nodes(cst.Yield) if model.function_of(y) is func):
             return
-        yield from self._timed_withs(entering_withs(model, func), stop, func)
+        yield from self._timed_withs(entering_withs(model, func), stop, func,
+                                     start_line=model.line_of(start))
 
     def _class_timers(self, clocks: list[cst.Call]):
         """A timer class whose `__enter__` and `__exit__` read the clock (`with Timer() as t:`):
@@ -200,10 +201,13 @@ class TimingWithoutBlock(Rule):
             if enter is None or leave is None or not any(model.function_of(c) is enter for c in clocks):
                 continue
             stop = next((c for c in clocks if model.function_of(c) is leave), None)
+            start = next((c for c in clocks if model.function_of(c) is enter), None)
             if stop is not None:
-                yield from self._timed_withs(entering_instances(model, klass), stop, leave, klass.name)
+                yield from self._timed_withs(entering_instances(model, klass), stop, leave, klass.name,
+                                             model.line_of(start))
 
-    def _timed_withs(self, withs: list[cst.With], stop: cst.Call, func: FunctionInfo, name: str = ""):
+    def _timed_withs(self, withs: list[cst.With], stop: cst.Call, func: FunctionInfo, name: str = "",
+                     start_line: Optional[int] = None):
         """The first `with` body that ends with JAX work nothing waits for."""
         model = self.model
         for with_node in withs:
@@ -220,7 +224,8 @@ class TimingWithoutBlock(Rule):
                       f"at line {model.line_of(with_node)} ends, while `{self.source(work)}` may still "
                       f"be running: JAX dispatches asynchronously, so this measures only the dispatch, "
                       f"not the computation; wait for the body's result (`jax.block_until_ready(...)`) "
-                      f"before the `with` ends", func, work=self.source(work)), work)
+                      f"before the `with` ends", func, work=self.source(work),
+                start_line=start_line), work)
             return
 
     def _with_fix(self, report, work: cst.Call):

@@ -99,10 +99,13 @@ class IntegerLiteralOverflow(Rule):
                 if found is None or found[0] - 32 <= high.bit_length():
                     continue
                 what = f"an int made from a {found[1]} digest, of up to {found[0]} bits"
-            yield self.report(value, (
+            out = self.report(value, (
                 f"`{self.source(value)}` is {what}, out of the range {low} to {high} that "
                 f"`{self.source(call.func)}` takes: it raises OverflowError; reduce it first "
                 f"(`% 2**32`)"), model.function_of(call))
+            # Confirm: the seed's conversion raises where it runs (no wrapped value to watch).
+            out.confirm.update(kind="trace-error", expected="OverflowError")
+            yield out
 
     def _raising_conversions(self) -> Iterator[Report]:
         """`jnp.asarray(n - 1)` of an int past int32, stated in the code or by a call site

@@ -78,9 +78,10 @@ def draw_two(key_a, key_b):
 
 def mixed(key):
     k1, k2 = jax.random.split(key)
-    a = jax.random.normal(k1, (2,))
-    b = jax.random.normal(k2, (2,))  # DECOY prng-sites: flagged against line `a`, keys differ
-    c = jax.random.uniform(k2, (2,))  # REAL prng: k2 drew already at line `b`
+    a = jax.random.normal(k1, (3,))
+    b = jax.random.normal(k2, (3,))  # DECOY prng-sites: flagged against line `a`, keys differ
+    c = jax.random.uniform(k2, (3,))  # REAL prng: k2 drew already at line `b` (3 numbers show
+    # that c is an increasing function of b; two numbers are ordered alike one way or the other)
     return a + b + c
 
 

@@ -73,8 +73,8 @@ print(f"loop: {0.5:.2f} ms")
 
 zero_key = jax.random.key(7)
 population = jax.random.uniform(zero_key, (3,)) * 0.0  # the draw's numbers are dropped
-zero_key, zero_sub = jax.random.split(zero_key)  # DECOY times zero: meets only a product by 0
-print(population + jax.random.normal(zero_sub, (3,)))
+offsets = jax.random.uniform(zero_key, (3,))  # DECOY times zero: meets only a product by 0
+print(population + offsets)
 
 meet_key = jax.random.key(8)
 kept_a = jax.random.normal(meet_key, (3,))

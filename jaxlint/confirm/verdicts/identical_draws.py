@@ -33,6 +33,97 @@ def _same_numbers(a: dict, b: dict, field: str = "head") -> bool:
     return n > 0 and ha[:n] == hb[:n]
 
 
+# Samplers that turn the key's own bits into numbers element by element, each number a monotone
+# function of the same bits (checked under jax 0.10.2: tests/test_confirm_draws.py runs this
+# table against JAX): two of one family on one key give numbers that are functions of each
+# other. randint and choice split their key first (their numbers are each other's, not
+# normal's); gamma, beta, poisson, t, permutation, categorical split too and belong to none.
+_FAMILY = {**dict.fromkeys(("bits", "uniform", "normal", "bernoulli", "truncated_normal",
+                            "exponential", "gumbel", "laplace", "logistic", "cauchy",
+                            "rademacher"), "bits"),
+           **dict.fromkeys(("randint", "choice"), "split-bits")}
+_SEEN = 3  # numbers that can show an order: with two, any pair is ordered one way or the other
+_KEY_MAKERS = ("split",)  # their numbers are new keys: a draw repeats only from those keys
+
+
+def _monotone(a: list, b: list) -> Optional[str]:
+    """"increasing" or "decreasing" when ordering the draws by `a`'s numbers orders `b`'s too."""
+    pairs = list(zip(a, b))
+    for word, sign in (("increasing", 1), ("decreasing", -1)):
+        ys = [y for _, y in sorted(pairs, key=lambda p: (p[0], sign * p[1]))]
+        if all(sign * (y2 - y1) >= 0 for y1, y2 in zip(ys, ys[1:])):
+            return word
+    return None
+
+
+def _relation(a: dict, b: dict, field: str = "head") -> Optional[str]:
+    """How the run shows `b`'s numbers follow from `a`'s (same key), or None: the same sampler
+    giving the same numbers, or two samplers of one family whose numbers are equal or ordered
+    alike. Two numbers are ordered alike one way or the other, so with fewer than three in
+    common the order shows nothing and the family (checked against jax) is the evidence."""
+    if a["fn"] == b["fn"] and _same_numbers(a, b, field):
+        return "identical values"
+    family = _FAMILY.get(a["fn"])
+    ha, hb = a.get("head") or [], b.get("head") or []
+    n = min(len(ha), len(hb))
+    if family is None or family != _FAMILY.get(b["fn"]) or n < 1:
+        return None
+    if n >= 2 and ha[:n] == hb[:n]:
+        return "identical values"
+    if n < _SEEN:
+        return f"numbers that are functions of each other ({a['fn']} and {b['fn']} of one key " \
+               f"read the same bits; {n} number{'s' * (n != 1)} in common, too few to show an " \
+               f"order)"
+    order = _monotone([float(x) for x in ha[:n]], [float(x) for x in hb[:n]])
+    return f"numbers that are {'an' if order == 'increasing' else 'a'} {order} function of each " \
+           f"other (first {n} checked)" if order else None
+
+
+def _children(split: dict) -> list[list]:
+    """The keys a split made, as words (its numbers cut to the parent key's width)."""
+    width = len(split.get("words") or []) or 2
+    head = split.get("head") or []
+    return [head[i:i + width] for i in range(0, len(head) - width + 1, width)]
+
+
+def _repeats(draw: dict, split: dict, draws: list) -> tuple[list, list]:
+    """A draw and a split of its key: the draws made from the children, and those of them
+    that gave the draw's own numbers again (a repeat). A child is another key, so its numbers
+    are unrelated unless they are the same: ordered alike is no evidence here."""
+    children = [str(c) for c in _children(split)]
+    made = [x for x in draws if x["key"] in children and x["fn"] not in _KEY_MAKERS]
+    return made, [x for x in made if x["fn"] == draw["fn"] and _same_numbers(draw, x)]
+
+
+def _unrelated(d: dict, other: dict, draws: list) -> str:
+    """What the run showed of a same-key pair whose numbers do not follow from each other."""
+    split = next((x for x in (d, other) if x["fn"] in _KEY_MAKERS), None)
+    if split is not None:
+        draw = other if split is d else d
+        made, _ = _repeats(draw, split, draws)
+        after = draws.index(split) > draws.index(draw)
+        when = "split after it drew" if after else "split before it drew"
+        kids = ", ".join(str(c) for c in _children(split)[:2])
+        checked = f"{len(made)} draw{'s' * (len(made) != 1)} from the children, none repeats " \
+                  f"the numbers of {draw['fn']} at line {draw['line']} (checked)" if made else \
+            "no draw from the children ran here"
+        return f"the key was {when}: the children {kids} are distinct from the drawn key; " \
+               f"{checked}"
+    ha, hb = other.get("head") or [], d.get("head") or []
+    n = min(len(ha), len(hb))
+    a, b = f"{other['fn']} {other['value']}", f"{d['fn']} {d['value']}"
+    if d["fn"] == other["fn"] and _FAMILY.get(d["fn"]) is None:
+        return f"{a} and {b}: the same sampler gave other numbers (other arguments: data, " \
+               f"bounds, sizes)"
+    splits = [x["fn"] for x in (other, d) if _FAMILY.get(x["fn"]) == "split-bits"]
+    why = f" ({splits[0]} splits its key before it draws)" if len(splits) == 1 else ""
+    ordered = n >= _SEEN and _monotone([float(x) for x in ha[:n]], [float(x) for x in hb[:n]])
+    if ordered:  # by chance, with samplers of different families
+        return f"{a} and {b} come from samplers that read the key differently{why}, although " \
+               f"these {n} numbers happen to be ordered alike"
+    return f"{a} and {b} are not a monotone function of each other (checked on {n} numbers){why}"
+
+
 def _two_parameters(d: dict, other: dict, flagged: set) -> bool:
     """The flagged call passed one key to two parameters and each draw came through another
     one (the worker saw the key object in both and the callee's running statement naming one:
@@ -77,7 +168,22 @@ def _meeting(d: dict, other: dict, result) -> Optional[str]:
 
 
 def _pairs(job: Job, draws: list, previous: Optional[int], flagged: set):
-    """The flagged sites' draws with the same key and the same numbers: (d, other, field)."""
+    """The flagged sites' draws with the same key whose numbers the run shows to follow from
+    each other (identical, or one a function of the other): (d, other, field)."""
+    for d, other, field in _same_key(job, draws, previous, flagged):
+        if _related(d, other, field, draws):
+            yield d, other, field
+
+
+def _related(d: dict, other: dict, field: str, draws: list) -> bool:
+    split = next((x for x in (d, other) if x["fn"] in _KEY_MAKERS), None)
+    if split is not None and (d["fn"] != other["fn"]):
+        return bool(_repeats(other if split is d else d, split, draws)[1])
+    return _relation(other, d, field) is not None
+
+
+def _same_key(job: Job, draws: list, previous: Optional[int], flagged: set):
+    """The flagged sites' draws with the same key: (d, other, field)."""
     here = [d for d in draws if flagged & set(_lines(d))]
     for d in here:
         for other in draws:
@@ -94,16 +200,35 @@ def _pairs(job: Job, draws: list, previous: Optional[int], flagged: set):
                     d["line"] == other["line"] and flagged & set(_lines(other))) \
                     and not _two_parameters(d, other, flagged):
                 continue
-            same_fn = d["fn"] == other["fn"]
             # Two statements that shuffle different data in the same order (a permutation's
             # order depends on the key and the length only). One line shuffling several
             # arrays with one key (`[permutation(key, a) for a in arrays]`) aligns them on
             # purpose: there the shuffled values themselves must repeat.
             field = "order" if previous is not None and previous not in flagged else "head"
-            if "fold_in" in (d["fn"], other["fn"]) or (
-                    same_fn and not _same_numbers(d, other, field)):
+            if "fold_in" in (d["fn"], other["fn"]):
                 continue  # fold_in derives new keys from one key; different data, different draws
             yield d, other, field
+
+
+def _describe(job: Job, d: dict, other: dict, field: str, previous: Optional[int],
+              flagged: set, how: str):
+    """The pair's lines, where it drew (for the summary), and what each draw gave."""
+    first, second = (d["line"], d["line"]) if previous is None or previous in flagged \
+        else (previous, job.line)
+    where = f"line {second} drew twice" if first == second else \
+        f"line {first} and line {second} drew"
+    if _two_parameters(d, other, flagged) and not flagged & {d["line"], other["line"]}:
+        a, b = sorted((other, d), key=lambda x: x["line"])
+        first, second = a["line"], b["line"]
+        where = f"line {job.line} passed one key to `{a['via'][1]}` and " \
+                f"`{b['via'][1]}`, which drew at line {first} and line {second}"
+    shown = [str((x.get(field) or [])[:3]) if field == "order" else x["value"]
+             for x in (other, d)]
+    what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
+    drawn = f"{other['fn']} at {_where(other)}{_through(other)} -> {shown[0]}{what}; " \
+            f"{d['fn']} at {_where(d)}{_through(d)} -> {shown[1]}{what} " \
+            f"(same key {d['key']}; drawn {how})"
+    return first, second, where, shown, drawn
 
 
 def confirm(job: Job) -> Verdict:
@@ -177,27 +302,16 @@ def confirm(job: Job) -> Verdict:
     # to some other draw's proves nothing, and equal numbers prove nothing until they meet.
     unmet = None
     for d, other, field in _pairs(job, draws, previous, flagged):
-        first, second = (d["line"], d["line"]) if previous is None or previous in flagged \
-            else (previous, job.line)
-        where = f"line {second} drew twice" if first == second else \
-            f"line {first} and line {second} drew"
-        if _two_parameters(d, other, flagged) and not flagged & {d["line"], other["line"]}:
-            a, b = sorted((other, d), key=lambda x: x["line"])
-            first, second = a["line"], b["line"]
-            where = f"line {job.line} passed one key to `{a['via'][1]}` and " \
-                    f"`{b['via'][1]}`, which drew at line {first} and line {second}"
-        shown = [str((x.get(field) or [])[:3]) if field == "order" else x["value"]
-                 for x in (other, d)]
-        what = " (shuffle order)" if field == "order" and d["fn"] == "permutation" else ""
-        drawn = f"{other['fn']} at {_where(other)}{_through(other)} -> {shown[0]}{what}; " \
-                f"{d['fn']} at {_where(d)}{_through(d)} -> {shown[1]}{what} " \
-                f"(same key {d['key']}; drawn {how})"
+        first, second, where, shown, drawn = _describe(job, d, other, field, previous, flagged,
+                                                       how)
         meeting = _meeting(d, other, result)
         if meeting is None:
             unmet = unmet or (where, d, other, drawn)
             continue
-        same = "" if d["fn"] != other["fn"] else ", giving the same shuffle" \
-            if d["fn"] == "permutation" else ", giving identical values"
+        related = _relation(other, d, field)
+        same = ", giving the same shuffle" if d["fn"] == other["fn"] == "permutation" else \
+            f", giving {related}" if related else \
+            ", whose children drew the same numbers again"  # a split's repeat (_repeats)
         return verdict(CONFIRMED, f"{where} with the same key{same}", DrawEvidence(
             first_line=first, second_line=second, key=d["key"],
             values=f"{shown[0]} / {shown[1]}", note=f"{drawn}; {meeting}"), shapes)
@@ -215,6 +329,14 @@ def confirm(job: Job) -> Verdict:
                        DrawEvidence(first_line=other["line"], second_line=d["line"], key=d["key"],
                                     values=f"{other['value']} / {d['value']}", note=f"{drawn}; {why}"),
                        shapes)
+    for d, other, field in _same_key(job, draws, previous, flagged):
+        # One key at both sites, but no number repeats: a key proves nothing by itself.
+        first, second, where, shown, drawn = _describe(job, d, other, field, previous, flagged,
+                                                       how)
+        return verdict(NOT_REPRODUCED, f"{where} with the same key, but the numbers do not "
+                                       f"repeat", DrawEvidence(
+            first_line=first, second_line=second, key=d["key"], values=f"{shown[0]} / {shown[1]}",
+            note=f"{drawn}; {_unrelated(d, other, draws)}"), shapes)
     through = {d["via"][1] for d in draws if d.get("via") and d["via"][0] in flagged}
     if len(through) == 1:
         # The call passed one key to two parameters, but only one of them drew (twice, maybe:

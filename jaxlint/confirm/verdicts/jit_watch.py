@@ -321,7 +321,7 @@ class Loop:
 
     line: int  # the caller's line
     name: str
-    code: Any  # the body's code object
+    code: Any  # unused (None): the flagged line may run in what the body calls
     flagged: int  # the finding's line inside the body
     trips: int
     runs: int
@@ -348,56 +348,56 @@ def _trips(name: str, args, kwargs) -> Optional[int]:
 
 
 def watch_loops(state: dict, path: str, lines: set) -> None:
-    """JAX105: record the program's own fori_loop / scan calls whose body holds a flagged
-    line, with the iterations asked for and the runs of that line during the call (counted by
-    the import's line watch, so only while the program's own import runs: a recipe's call is
-    never recorded). A body traced once runs its Python code once for all the iterations."""
+    """JAX105: record the program's own fori_loop / scan calls during which a flagged line ran
+    (in the body, or in what the body calls while it is traced: `lambda: next(it)` made
+    elsewhere and called from the body), with the iterations asked for and the runs of that
+    line during the call (counted by the import's line watch, so only while the program's own
+    import runs: a recipe's call is never recorded). A body traced once runs its Python code
+    once for all the iterations."""
     real = os.path.realpath(path)
     loops = state.setdefault("iter_loops", [])
+
+    def runs(watch) -> Counter:
+        """Runs of each flagged line so far, in any code of the file."""
+        out: Counter = Counter()
+        for (code, line), n in list(watch.counts.items()):
+            if line in lines:
+                out[line] += n
+        return out
 
     def wrap(name, original):
         @functools.wraps(original)
         def call(*args, **kwargs):
             watch = state.get("live_watch")
             tracing = getattr(sys.gettrace(), "__self__", None)
-            body = None
-            if watch is not None and tracing is watch and len(loops) < MAX_RECORDS:
-                funs = [f for f in (*args, *kwargs.values()) if callable(f)]
-                for f in funs:
-                    code = getattr(inspect.unwrap(f), "__code__", None)
-                    if code is None or os.path.realpath(code.co_filename) != real:
-                        continue
-                    inside = {n for _, _, n in code.co_lines() if n is not None}
-                    hit = sorted(inside & lines)
-                    if hit:
-                        body = (code, hit[0])
-                        break
-            if body is None:
+            if watch is None or tracing is not watch or len(loops) >= MAX_RECORDS:
                 return original(*args, **kwargs)
             trips = _trips(name, args, kwargs)
-            before = watch.counts[body]
-            reads = [0]
+            before = runs(watch)
+            reads: Counter = Counter()
             old = sys.getprofile()
 
             def profile(frame, event, arg):
-                # An item read from an iterator at the flagged line (a C call of next).
-                if event == "c_call" and frame.f_code is body[0] and frame.f_lineno == body[1] \
-                        and getattr(arg, "__name__", "") in ("next", "__next__"):
-                    reads[0] += 1
+                # An item read from an iterator at a flagged line (a C call of next).
+                if event == "c_call" and frame.f_lineno in lines \
+                        and getattr(arg, "__name__", "") in ("next", "__next__") \
+                        and os.path.realpath(frame.f_code.co_filename) == real:
+                    reads[frame.f_lineno] += 1
 
             sys.setprofile(profile)
             try:
                 out = original(*args, **kwargs)
             finally:
                 sys.setprofile(old)
-            if trips is not None:
+            ran = runs(watch) - before
+            if trips is not None and ran:
                 frame, line = sys._getframe(1), 0
                 while frame is not None and not line:
                     if os.path.realpath(frame.f_code.co_filename) == real:
                         line = frame.f_lineno
                     frame = frame.f_back
-                loops.append(Loop(line, name, body[0], body[1], trips, watch.counts[body] - before,
-                                  reads[0]))
+                for flagged, n in sorted(ran.items()):
+                    loops.append(Loop(line, name, None, flagged, trips, n, reads[flagged]))
             return out
 
         return call

@@ -38,13 +38,26 @@ class Hit:
     unready_after: list = dataclasses.field(default_factory=list)
     # The jitted calls made while the line ran: (their Python float arguments, their result).
     floats: list = dataclasses.field(default_factory=list)
+    at: float = 0.0  # time.perf_counter() when the line started
+    # Work that a function written on the line (a timed lambda) returned still computing took
+    # once the line was done: what a timer calling it, reading the clock as it returned, missed.
+    calls_wait: float = 0.0
+    # Seconds the arrays in `unready_after` still took once the line was done (timing probes).
+    wait_after: float = 0.0
+    # The CPU seconds at most of all those waits (_waited): on a loaded machine a computation
+    # also waits for a core, which is the machine's time, not the work's.
+    work: float = 0.0
 
 
 class Probe:
-    def __init__(self, first: int, last: int, names: list[str], unready: bool = False):
+    def __init__(self, first: int, last: int, names: list[str], unready: bool = False,
+                 settle: bool = False):
         self.first, self.last = first, last
         self.names = names
         self.check_unready = unready
+        # A timing line's own results still computing when it ends are waited for (after the
+        # program's clock read) to measure the work the clock missed.
+        self.settle = settle
         self.hits: list[Hit] = []
         # The results of the program's jitted calls, in call order (jit_watch fills it): those
         # made while the line ran and still computing when it ended were timed unfinished.
@@ -52,12 +65,15 @@ class Probe:
         self.floats: Optional[list] = None  # jit_watch's (float arguments, result) per call
         self.own: Optional[str] = None  # the code name of the line's own frame, when known
         self._seen = 0  # outputs already looked at by an earlier run of the line
+        self._own_hits = 0
+        self._last_foreign: Any = None  # what the lambda on the line returned last
 
     def open(self, frame) -> dict:
         if self.own is not None and frame.f_code.co_name != self.own:
             # A lambda written on the line (`timeit(lambda: f(x))`) starts there too; watching
             # it would block on its results, and change the timing the line measures.
             return {"foreign": True, "t": time.perf_counter()}
+        self._last_foreign = None
         loc = frame.f_locals
         earlier = []
         if self.outputs is not None:
@@ -75,34 +91,46 @@ class Probe:
         return state
 
     def close(self, frame, state: dict, returned: Any, raised: bool) -> None:
-        if len(self.hits) >= MAX_HITS:
-            return
         if state.get("foreign"):
             # Only whether what it returned was still computing (read, never waited for): the
             # timer that called it reads the clock as soon as it returns.
+            seconds = time.perf_counter() - state["t"]
+            self._last_foreign = returned
+            if len(self.hits) >= MAX_HITS:
+                return
             unready = ["its result"] if returned is not None and _unready({"its result": returned}) else []
-            self.hits.append(Hit({}, {}, returned, time.perf_counter() - state["t"], [], raised,
-                                 frame.f_code.co_name, 0.0, unready))
+            self.hits.append(Hit({}, {}, returned, seconds, [], raised, frame.f_code.co_name,
+                                 0.0, unready, at=state["t"]))
             return
         seconds = time.perf_counter() - state["t"]
+        if self._own_hits >= MAX_HITS:
+            return
+        self._own_hits += 1
+        # The lambda's last result, still computing once the line (timeit, and its clock) was
+        # done: results come in call order, so waiting for it waits for all of them.
+        work = [0.0]
+        calls_wait = _settle(self._last_foreign, work) \
+            if self.settle and self._last_foreign is not None and _computing(self._last_foreign) \
+            else 0.0
+        self._last_foreign = None
         made = self.outputs[state["outputs"]:] if self.outputs is not None else []
         running = [out for out in made if _computing(out)]
         if self.outputs is not None:
             self._seen = len(self.outputs)
         if state["earlier"]:
-            t = time.perf_counter()
+            t = _work_clock()
             for out in state["earlier"]:
                 _wait(out)
-            state["made_wait"] = time.perf_counter() - t
+            state["made_wait"] = _waited(t, work)
         if running:
             # Work the line itself started (`timeit(lambda: f(x))`): still computing once the
             # line, and the clock in it, was done.
-            t = time.perf_counter()
+            t = _work_clock()
             for out in running:
                 _wait(out)
             state["unready"] = state["unready"] + [
                 f"the results of {len(running)} of the {len(made)} jitted call(s) made in the line"]
-            state["made_wait"] = state.get("made_wait", 0.0) + time.perf_counter() - t
+            state["made_wait"] = state.get("made_wait", 0.0) + _waited(t, work)
         loc = frame.f_locals
         after = {n: loc.get(n, MISSING) for n in self.names}
         unready_after = _unready({n: v for n, v in after.items() if v is not state["before"].get(n)}) \
@@ -112,16 +140,21 @@ class Probe:
         wait = state.get("made_wait", 0.0)
         if state["unready"]:
             # Waiting for them changes no value; it says how much work the clock missed.
-            t = time.perf_counter()
+            t = _work_clock()
             for name in state["unready"]:
                 try:
                     loc[name].block_until_ready()
                 except Exception:  # noqa: BLE001 - not a name (the line's own calls), a tracer
                     continue
-            wait += time.perf_counter() - t
+            wait += _waited(t, work)
         floats = self.floats[state["floats"]:] if self.floats is not None else []
+        settled = 0.0
+        if unready_after and self.settle:
+            settled = _settle([returned if n == "its result" else after.get(n)
+                               for n in unready_after], work)
         self.hits.append(Hit(state["before"], after, returned, seconds, state["unready"], raised,
-                             frame.f_code.co_name, wait, unready_after, floats))
+                             frame.f_code.co_name, wait, unready_after, floats, at=state["t"],
+                             wait_after=settled, calls_wait=calls_wait, work=work[0]))
 
 
 def _computing(value) -> bool:
@@ -135,6 +168,25 @@ def _computing(value) -> bool:
         except Exception:  # noqa: BLE001 - a deleted buffer, a tracer
             continue
     return False
+
+
+def _settle(value, work: list) -> float:
+    """Seconds until every array in `value` is computed (a wait that changes no value)."""
+    t = _work_clock()
+    _wait(value)
+    return _waited(t, work)
+
+
+def _work_clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _waited(start: tuple[float, float], work: list) -> float:
+    """Wall seconds since `start`; adds to `work[0]` the same, but no more than the process's
+    CPU time (the computation's own work, without its waits for a core)."""
+    wall = time.perf_counter() - start[0]
+    work[0] += min(wall, time.process_time() - start[1])
+    return wall
 
 
 def _wait(value) -> None:
@@ -208,7 +260,20 @@ def probes_for(path: str, findings: list[dict]) -> dict[int, Probe]:
             # `for p in params: p -= g`: the container the loop variable came from is evidence.
             loop = loop_of(path, stmt)
             names += [n for n in names_in(loop.iter if loop is not None else None) if n not in names]
-        out[i] = Probe(line, last, names, unready=f.get("code") in ("JAX601", "JAX602"))
+        out[i] = Probe(line, last, names, unready=f.get("code") in ("JAX601", "JAX602"),
+                       settle=f.get("code") == "JAX601")
+    return out
+
+
+def start_probes(path: str, findings: list[dict]) -> dict[int, Probe]:
+    """A probe on the clock read that started each timer (the rule's `start_line`): when it
+    ran, so that the interval the program measured is known."""
+    out = {}
+    for i, f in enumerate(findings):
+        line = (f.get("confirm") or {}).get("start_line")
+        if f.get("code") == "JAX601" and isinstance(line, int):
+            stmt = statement(path, line)
+            out[i] = Probe(line, getattr(stmt, "end_lineno", None) or line, [])
     return out
 
 
@@ -281,9 +346,12 @@ def run_function_once(job, probe: Probe) -> None:
     entry = job.entry()
     sig, is_method, static, jitted, eager = job.callables(entry)
     runner = eager if job.mode != "jit" else jitted
+    start = (job.state.get("starts") or {}).get(job.f.get("_index"))
     for a in job.args_list(entry, sig, is_method, static, concrete=True):
         watch = LineWatch(job.path)
         watch.add_probe(probe)
+        if start is not None:
+            watch.add_probe(start)
         try:
             jax.clear_caches()
             with watch:
