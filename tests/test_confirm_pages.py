@@ -68,9 +68,6 @@ CONFIRMED_FINE: dict = {
     ("JAX501", 19, 5): "a deliberate repeat, said so in its comment ('this will always be the same'): the "
                        "draws do repeat (observed: the same numbers at lines 4 and 5), which the example "
                        "shows on purpose; the rule leaves it out for the comment",
-    ("JAX601", 25, 11): "an eager searchsorted on 100 and 50 numbers timed over 1000 calls: the last call "
-                        "(79 us) is in flight when the clock stops (observed), a small part of what the "
-                        "timer measured; the rule bounds the cost from the stated sizes",
     # Blocks added in the 2 December round (measured on jax 0.10.2, CPU, after the merges):
     ("JAX402", 9, 7): "one jit per test case (three cases), as ('JAX402', 8, 7) before a block was added above it",
     ("JAX502", 2, 7): "a permutation that shares its key across the leaves of one batch on purpose: the "
