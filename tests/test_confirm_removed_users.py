@@ -3,7 +3,9 @@ looks for the function's users in the project (tests/test_confirm_removed_reach.
 ledger's users it used to miss (feedbax, octo): a package with no project marker, whose users
 sit outside the package folder; a notebook of the project calling it; a lambda made inside a
 used function; a test function, which pytest calls. And the decoys that are still not used:
-a lambda nobody reads, a `test_` function outside a test file, a helper of a test file."""
+a lambda nobody reads, a `test_` function outside a test file, a helper of a test file, and a
+same-named function of another file that never imports this one (a use elsewhere counts only
+through an import of the function, its class or its module)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,41 @@ def shapes(tree):
 
 def test_shapes_here(tree):
     return jax.tree_map(len, tree)  # NOT A TEST FILE
+
+
+def step(params):
+    return jax.tree_multimap(lambda p: p, params)  # SAME NAME: another file calls its own step
+
+
+def leaves(tree):
+    return jax.tree_leaves(tree)  # MODULE ALIAS: a script calls lib.leaves
+'''
+
+SCRIPT_CHAIN = '''import jax
+
+
+def inner(tree):
+    return jax.tree_multimap(lambda a, b: a, tree, tree)  # CHAIN: only unused outer calls inner
+
+
+def outer(tree):
+    return inner(tree)
+
+
+def main(tree):
+    return outer(tree)  # nothing calls main: the script only defines it
+'''
+
+OTHER = '''def step(params):
+    return params
+
+
+step({})
+'''
+
+ALIAS = '''import pkg.sub.lib as L
+
+L.leaves([1])
 '''
 
 SCRIPT = '''from pkg.sub.lib import shapes, spare, test_shapes_here  # imports are no use
@@ -86,6 +123,11 @@ def got(tmp_path_factory):
     lib = root / "pkg" / "sub" / "lib.py"
     lib.write_text(LIB)
     (root / "run.py").write_text(SCRIPT)
+    (root / "other.py").write_text(OTHER)
+    (root / "alias.py").write_text(ALIAS)
+    (root / "scripts").mkdir()
+    chain = root / "scripts" / "chain.py"
+    chain.write_text(SCRIPT_CHAIN)
     (root / "examples").mkdir()
     (root / "examples" / "demo.ipynb").write_text(json.dumps(NOTEBOOK))
     (root / "tests").mkdir()
@@ -102,6 +144,9 @@ def got(tmp_path_factory):
                                     "jax.tree_map"),
         "test helper": _finding(test, TEST, "# TEST HELPER", "check", "jax.tree_leaves"),
         "pytest": _finding(test, TEST, "# PYTEST", "test_leaves", "jax.tree_leaves"),
+        "same name": _finding(lib, LIB, "# SAME NAME", "step", "jax.tree_multimap"),
+        "module alias": _finding(lib, LIB, "# MODULE ALIAS", "leaves", "jax.tree_leaves"),
+        "script chain": _finding(chain, SCRIPT_CHAIN, "# CHAIN", "inner", "jax.tree_multimap"),
     })
 
 
@@ -143,3 +188,21 @@ def test_a_test_files_helper_nothing_calls_is_not_used(got):
 
 def test_a_test_named_function_outside_a_test_file_is_not_collected(got):
     assert got["not a test file"]["verdict"] == "not reproduced", got["not a test file"]
+
+
+def test_a_same_named_function_of_another_file_is_not_a_user(got):
+    # other.py defines and calls its own `step` and never imports lib: lib.step never runs.
+    v = got["same name"]
+    assert v["verdict"] == "not reproduced", v
+
+
+def test_a_call_through_the_modules_alias_is_a_use(got):
+    v = got["module alias"]
+    assert v["verdict"] == "confirmed", v
+    assert "leaves is used at alias.py:3" in v["evidence"], v
+
+
+def test_a_scripts_function_used_only_by_functions_nothing_calls_is_not_used(got):
+    # inner <- outer <- main, and the script never calls main: none of them runs.
+    v = got["script chain"]
+    assert v["verdict"] == "not reproduced", v

@@ -235,17 +235,26 @@ def _callee(function: str) -> str:
     return parts[-1]
 
 
-def callers(path: str, function: str, function_line: Optional[int] = None) -> Optional[str]:
+def callers(path: str, function: str, function_line: Optional[int] = None,
+            _seen: Optional[set] = None) -> Optional[str]:
     """`file:line` of a use of `function` in the project (a call, or the name passed on), or
     None. Imports and the def itself are no use. Special methods other than `__init__` are
     called by Python itself: always used; a test function in a test file is called by pytest.
     A lambda (`f.<locals>.<lambda>`) is used where it is passed on or its name is read inside
-    the function that makes it, once that function is used."""
+    the function that makes it, once that function is used. A use inside a function of a
+    script (a file outside any package) counts when that function is used in turn (followed a
+    few calls deep): a script's functions run only when the script calls them, while a
+    package's are called by importers that may sit outside the project."""
     import ast
 
     name = _callee(function)
+    parts = function.split(".")
     if name.startswith("__") and name.endswith("__"):
-        return "Python's own protocol calls"
+        # Python calls a special method of an instance, so it is used as far as its class is.
+        if len(parts) < 2 or "<locals>" in parts:
+            return "Python's own protocol calls"
+        user = callers(path, ".".join(parts[:-1]))
+        return f"Python's own protocol calls on {parts[-2]}, used at {user}" if user else None
     real = os.path.realpath(path)
     if name == "<lambda>":
         return _lambda_use(path, function, function_line)
@@ -254,6 +263,10 @@ def callers(path: str, function: str, function_line: Optional[int] = None) -> Op
     files = _python_files(project_root(path))
     if files is None:
         return f"(over {_MAX_FILES} files in the project: not searched)"
+    # Another file uses this function only through an import of it from this module (or of
+    # its class, for a method): a same-named function of another file is not this one.
+    owner = parts[0] if len(parts) > 1 and "<locals>" not in parts else name
+    stem = os.path.splitext(os.path.basename(real))[0]
     for file in dict.fromkeys([real, *files]):
         text = _code_text(file, real, name)
         if text is None:
@@ -262,12 +275,108 @@ def callers(path: str, function: str, function_line: Optional[int] = None) -> Op
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
-        for node in ast.walk(tree):
-            used = isinstance(node, ast.Name) and node.id == name or \
-                isinstance(node, ast.Attribute) and node.attr == name
-            if used and isinstance(getattr(node, "ctx", None), ast.Load):
-                return f"{os.path.relpath(file, project_root(path))}:{node.lineno}"
+        if file == real:
+            uses = _loads(tree, name)
+        elif not real.endswith(".py"):
+            continue  # nothing imports a notebook's functions
+        else:
+            uses = _imported_uses(tree, stem, owner, name)
+        for line, enclosing in uses:
+            where = f"{os.path.relpath(file, project_root(path))}:{line}"
+            if enclosing is None or enclosing == function and file == real:
+                if enclosing is None:
+                    return where  # module code, or a notebook cell: it runs
+                continue  # a recursive call is no use from outside
+            if os.path.isfile(os.path.join(os.path.dirname(file), "__init__.py")):
+                return where  # a package's functions are called by its importers, anywhere
+            seen = _seen if _seen is not None else {(real, function)}
+            if (file, enclosing) in seen or len(seen) > _DEPTH:
+                continue
+            outer = callers(file, enclosing, None, seen | {(file, enclosing)})
+            if outer is not None:
+                return f"{where} (in {enclosing}, used at {outer.split(' (in ')[0]})"
     return None
+
+
+_DEPTH = 6  # functions followed from a use to the code that runs it
+
+
+def _enclosing(tree) -> dict:
+    """Each node's enclosing function, as a qualified name (`f`, `C.m`, `f.<locals>.g`), or
+    None at module level (class bodies run at import: module level)."""
+    import ast
+
+    out: dict = {}
+
+    def visit(node, qual: Optional[str], prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            out[child] = qual
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}{child.name}"
+                visit(child, name, f"{name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, qual, f"{prefix}{child.name}.")
+            else:
+                visit(child, qual, prefix)
+    visit(tree, None, "")
+    return out
+
+
+def _loads(tree, name: str) -> list:
+    """(line, enclosing function) of each read of `name`, as a name or an attribute."""
+    import ast
+
+    enclosing = _enclosing(tree)
+    return sorted(((node.lineno, enclosing.get(node)) for node in ast.walk(tree)
+                   if (isinstance(node, ast.Name) and node.id == name
+                       or isinstance(node, ast.Attribute) and node.attr == name)
+                   and isinstance(getattr(node, "ctx", None), ast.Load)),
+                  key=lambda u: (u[1] is not None, u[0]))
+
+
+def _imported_uses(tree, stem: str, owner: str, name: str) -> list:
+    """(line, enclosing function) where a file that imports `owner` from the module `stem`
+    reads `name` (the owner itself, or a method of it): `from pkg.stem import owner` (or `*`), then
+    `name`; `import pkg.stem` or `from pkg import stem` (aliases too), then `<module>.owner`."""
+    import ast
+
+    bound, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = (node.module or "").split(".")
+            for alias in node.names:
+                if source[-1] == stem and alias.name in (owner, "*"):
+                    bound.add(alias.asname or owner)
+                elif alias.name == stem:
+                    modules.add(alias.asname or stem)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[-1] == stem:
+                    modules.add(alias.asname or alias.name)
+    if not bound and not modules:
+        return []
+
+    def dotted(node) -> str:
+        return f"{dotted(node.value)}.{node.attr}" if isinstance(node, ast.Attribute) else \
+            node.id if isinstance(node, ast.Name) else ""
+
+    owner_read = any(
+        isinstance(n, ast.Name) and n.id in bound and isinstance(n.ctx, ast.Load)
+        or isinstance(n, ast.Attribute) and n.attr == owner and dotted(n.value) in modules
+        for n in ast.walk(tree))
+    if not owner_read:
+        return []
+    enclosing = _enclosing(tree)
+    uses = []
+    for node in ast.walk(tree):
+        if owner == name:
+            used = isinstance(node, ast.Name) and node.id in bound or \
+                isinstance(node, ast.Attribute) and node.attr == name and dotted(node.value) in modules
+        else:  # a method: read on anything, once its class is imported and read
+            used = isinstance(node, ast.Attribute) and node.attr == name
+        if used and isinstance(getattr(node, "ctx", None), ast.Load):
+            uses.append((node.lineno, enclosing.get(node)))
+    return sorted(uses, key=lambda u: (u[1] is not None, u[0]))
 
 
 def _pytest_collects(path: str, function: str) -> bool:
