@@ -197,6 +197,55 @@ API_CHANGES: dict[str, RemovedAPI] = {
     **_group("removed-function", "0.4.24", "0.4.11", {
         "jax.lax.prod": ("`math.prod`", None),
     }),
+    # "jax.partial, and jax.lax.partial were accidental exports that have now been removed.
+    # Use functools.partial" (changelog of 0.2.21; they were functools.partial itself).
+    **_group("removed-function", "0.2.21", "", {
+        "jax.partial": ("`functools.partial`", "functools.partial", "safe", "", "functools"),
+        "jax.lax.partial": ("`functools.partial`", "functools.partial", "safe", "", "functools"),
+    }),
+    # custom_transforms and its def*: deprecated in 0.1.63 for custom_jvp / custom_vjp
+    # (changelog), gone from jax/__init__.py in 0.2.12 (read at tags jax-v0.2.11 / v0.2.12).
+    **_group("removed-function", "0.2.12", "0.1.63", {
+        "jax.custom_transforms": ("`jax.custom_vjp` (or `jax.custom_jvp`)", None),
+        "jax.defvjp_all": ("`jax.custom_vjp` and its `defvjp(fwd, bwd)`", None),
+        "jax.defvjp": ("`jax.custom_vjp` and its `defvjp(fwd, bwd)`", None),
+        "jax.defjvp_all": ("`jax.custom_jvp` and its `defjvp(jvp)`", None),
+        "jax.defjvp": ("`jax.custom_jvp` and its `defjvps(...)`", None),
+    }),
+    # jax.nn.normalize: deprecated in 0.3.5 for standardize (the shim returned standardize
+    # itself); jax.lax.tie_in: deprecated in 0.4.24, "a no-op since JAX v0.2.0". Both
+    # removed in 0.4.29 (changelog; AttributeError shims at tag jax-v0.4.29).
+    **_group("removed-function", "0.4.29", "0.3.5", {
+        "jax.nn.normalize": ("`jax.nn.standardize`", "jax.nn.standardize", "safe", "", "jax.nn"),
+    }),
+    **_group("removed-function", "0.4.29", "0.4.24", {
+        "jax.lax.tie_in": ("`y` in place of `tie_in(x, y)` (a no-op since JAX 0.2.0)", None),
+    }),
+    # jax.lax.pdot / xeinsum, xmap's named-axis products: removed with xmap in 0.4.31
+    # ("xmap has been deleted", changelog; in jax/lax/__init__.py at tag jax-v0.4.30, not v0.4.31).
+    **_group("removed-function", "0.4.31", "", {
+        "jax.lax.pdot": ("the local product summed with `jax.lax.psum(..., axis_name)` inside "
+                         "`jax.shard_map` (xmap was removed)", None),
+        "jax.lax.xeinsum": ("`jnp.einsum` on the local blocks summed with `jax.lax.psum(..., axis_name)` "
+                            "inside `jax.shard_map` (xmap was removed)", None),
+    }),
+    # lax.infeed / outfeed and their primitives: deprecated in 0.6.0, removed in 0.7.0
+    # (changelog), with no replacement in jax.lax.
+    **_group("removed-function", "0.7.0", "0.6.0", {
+        **{f"jax.lax.{n}": ("`jax.experimental.io_callback` to exchange data with the host "
+                            "(JAX has no infeed/outfeed any more)", None)
+           for n in ("infeed", "infeed_p", "outfeed", "outfeed_p")},
+    }),
+    # PositionalSharding and GSPMDSharding: deprecated in 0.6.0, removed in 0.7.0 (the
+    # AttributeError shim of jax/sharding.py at tag jax-v0.7.0 says so; not in the changelog).
+    **_group("removed-function", "0.7.0", "0.6.0", {
+        "jax.sharding.PositionalSharding": ("`jax.NamedSharding` over a `jax.make_mesh` mesh", None),
+        "jax.sharding.GSPMDSharding": ("`jax.NamedSharding`", None),
+    }),
+    # jax.sharding.PmapSharding: deprecated in 0.8.1, removed with the C++ pmap in 0.10.0.
+    **_group("removed-function", "0.10.0", "0.8.1", {
+        "jax.sharding.PmapSharding": ("`jax.NamedSharding`", None),
+    }),
     # jax.core internals: deprecated in 0.10.0 (most moved to jax.extend.core), removed in 0.11.0.
     **_group("removed-function", "0.11.0", "0.10.0", {
         **{f"jax.core.{n}": (f"`jax.extend.core.{n}`", f"jax.extend.core.{n}") for n in (

@@ -262,11 +262,47 @@ def test_unknown_names_only_at_the_tables_release_line():
     from jaxlint.config import Settings
     from jaxlint.linter import lint_string as lint
 
-    src = "import jax\njax.nn.normalize(jax.numpy.ones(2))\n"
+    src = "import jax\njax.nn.cross_entropy_with_logits(jax.numpy.ones(2))\n"
     assert [f.code for f in lint(src, settings=Settings(select=("JAX909",), target_jax_version="0.10.0"))] \
         == ["JAX909"]
     for older_or_newer in ("0.4.30", "0.9.2", "0.11.0"):
         assert lint(src, settings=Settings(select=("JAX909",), target_jax_version=older_or_newer)) == []
+
+
+def _tabled_names_of_recorded_modules():
+    from jaxlint import jax_namespace
+
+    return sorted(q for q in jax_api.REMOVED_APIS if jax_namespace.names(q.rpartition(".")[0]) is not None)
+
+
+@pytest.mark.parametrize("qualname", _tabled_names_of_recorded_modules())
+def test_a_tabled_name_is_reported_by_one_rule(qualname):
+    """A removed name in a module JAX909 checks is reported once, by its removed-API rule
+    with the release that removed it, at the attribute and at the import."""
+    from jaxlint.api_changes import removed_at
+
+    api = jax_api.REMOVED_APIS[qualname]
+    if not removed_at(api, jax.__version__):
+        pytest.skip(f"removed after the installed jax {jax.__version__}")
+    module, _, name = qualname.rpartition(".")
+    src = f"import {module}\nprint({qualname})\nfrom {module} import {name}\n"
+    found = lint_string(src, select=["JAX"])
+    assert [(f.line, f.code) for f in found] == [(2, found[0].code), (3, found[0].code)]
+    assert found[0].code != "JAX909"
+    if api.removed_in:
+        assert all(f"removed in JAX {api.removed_in}" in f.message for f in found)
+
+
+def test_a_removed_name_the_file_restores_is_not_reported():
+    src = """
+    import jax
+    import jax.numpy as jnp
+
+    jax.lax.tie_in = lambda x, y: y
+    setattr(jax.nn, "normalize", jax.nn.standardize)
+    print(jax.lax.tie_in(1, jnp.ones(2)), jax.nn.normalize(jnp.ones(2)))
+    """
+    assert codes(src) == []
 
 
 def test_unknown_name_messages():

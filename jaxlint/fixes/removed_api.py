@@ -27,7 +27,9 @@ _INDEX_METHODS = {
 _INDEX_KEYWORDS = frozenset({"indices_are_sorted", "unique_indices"})
 # `jax.tree` appeared in JAX 0.4.25; older targets get the jax.tree_util spelling.
 _TREE_MODULE_SINCE = (0, 4, 25)
-_DOTTED = re.compile(r"\b(?:jax|numpy)(?:\.\w+)+")
+# The dotted names a table's `new` spells through the file's imports (`functools.partial`
+# for `jax.partial`, which was functools.partial re-exported).
+_DOTTED = re.compile(r"\b(?:jax|numpy|functools)(?:\.\w+)+")
 # Replacement names newer than the deprecation they fix: at an older target the
 # rewrite would name something that does not exist yet (JAX changelog).
 _NEW_SINCE = {"jax.numpy.trapezoid": (0, 4, 26)}

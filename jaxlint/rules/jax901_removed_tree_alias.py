@@ -13,10 +13,11 @@ import libcst as cst
 
 from jaxlint import jax_api
 from jaxlint.api_changes import removed_at
-from jaxlint.engine.guards import in_guarded_fallback
+from jaxlint.engine.guards import in_guarded_fallback, under_type_checking
 from jaxlint.engine.scopes import dotted_name
 from jaxlint.rules.base import Report, Rule
 
+_SETATTR = "builtins.setattr"
 
 def _postponed_annotations(module: cst.Module) -> bool:
     """`from __future__ import annotations`: annotations stay strings, never evaluated."""
@@ -36,17 +37,21 @@ class RemovedAPIChecks:
     A name is reported where it fails: at the import for `from jax import tree_map`
     (ImportError), at the attribute for `jax.tree_map(...)` (AttributeError), at the
     import for a removed module (ModuleNotFoundError). Names are resolved through
-    imports, so a local `tree_map` is not JAX's. A compatibility shim (the engine's
-    `in_guarded_fallback`: `try`/`except ImportError`, `hasattr`, a version check)
-    never fails on the installed JAX and is left alone.
+    imports, so a local `tree_map` is not JAX's. Code that never fails is left alone
+    (`_never_fails`): a compatibility shim (the engine's `in_guarded_fallback`:
+    `try`/`except ImportError`, `hasattr`, a version check), a name the file itself puts
+    back on the module, and code Python never runs (`if TYPE_CHECKING:`, an annotation
+    left unevaluated). JAX909 shares these, so a name is judged the same by every rule.
     """
 
     migration: ClassVar[str]
+    # The names this file sets on JAX modules, once read (a rule instance sees one file).
+    _set_here: Optional[frozenset[str]] = None
 
     def check(self) -> Iterator[Report]:
         model = self.model
         for node in model.nodes(cst.Import, cst.ImportFrom):
-            if self._guarded(node):
+            if self._guarded(node) or under_type_checking(model, node):
                 continue
             if isinstance(node, cst.Import):
                 yield from self._import(node)
@@ -55,10 +60,7 @@ class RemovedAPIChecks:
         for node in model.nodes(cst.Attribute):
             q = model.qualname(node)
             api = jax_api.API_CHANGES.get(q) if q else None
-            if api is None or not self._selects(api):
-                continue
-            if self._in_import(node) or self._assigned(node) or self._guarded(node) \
-                    or self._unevaluated_annotation(node):
+            if api is None or not self._selects(api) or self._never_fails(node, q):
                 continue
             text = model.module.code_for_node(node)
             yield self.report(node, self._message(f"`{text}`", f"`{q}`" if q != text else f"`{text}`",
@@ -129,6 +131,39 @@ class RemovedAPIChecks:
         return f"{what} raises {error} ({subject} was removed {when}); use {api.replacement}"
 
     # Where a removed name is not a bug -------------------------------------
+    def _never_fails(self, node: cst.Attribute, q: str) -> bool:
+        """Reading `q` at `node` cannot raise: it is part of an import, the target of an
+        assignment or `del`, a name the file sets on the module itself, a guarded fallback,
+        or code Python never runs."""
+        model = self.model
+        return self._in_import(node) or self._assigned(node) or self._deleted(node) \
+            or q in self._set_attributes() or self._guarded(node) \
+            or self._unevaluated_annotation(node) or under_type_checking(model, node)
+
+    def _set_attributes(self) -> frozenset[str]:
+        """Names the file itself puts on a JAX module (`jax.random.KeyArray = jax.Array`,
+        `setattr(jnp, "NINF", -jnp.inf)`): a shim, after which reading them works."""
+        if self._set_here is not None:
+            return self._set_here
+        model = self.model
+        found = set()
+        for node in model.nodes(cst.Attribute):
+            if self._assigned(node):
+                q = model.qualname(node)
+                if q:
+                    found.add(q)
+        for call in model.nodes(cst.Call):
+            if model.qualname(call.func) == _SETATTR and len(call.args) >= 2 \
+                    and isinstance(call.args[1].value, cst.SimpleString):
+                base = model.qualname(call.args[0].value)
+                if base:
+                    found.add(f"{base}.{call.args[1].value.evaluated_value}")
+        self._set_here = frozenset(found)
+        return self._set_here
+
+    def _deleted(self, node: cst.CSTNode) -> bool:
+        return isinstance(self.model.parent(node), cst.Del)
+
     def _in_import(self, node: cst.CSTNode) -> bool:
         return any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in self.model.ancestors(node))
 

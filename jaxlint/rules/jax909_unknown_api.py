@@ -17,8 +17,6 @@ from jaxlint.engine.scopes import dotted_name
 from jaxlint.rules.base import Report, Rule
 from jaxlint.rules.jax901_removed_tree_alias import RemovedAPIChecks
 
-_SETATTR = "builtins.setattr"
-
 
 class UnknownAPI(RemovedAPIChecks, Rule):
     code = "JAX909"
@@ -41,17 +39,9 @@ class UnknownAPI(RemovedAPIChecks, Rule):
                 yield from self._unknown_import(node)
             else:
                 yield from self._unknown_import_from(node)
-        set_here = None
         for node in model.nodes(cst.Attribute):
             q = model.qualname(node)
-            missing = self._missing(q) if q else None
-            if missing is None:
-                continue
-            if set_here is None:
-                set_here = self._set_attributes()
-            if q in set_here or self._in_import(node) or self._assigned(node) or self._guarded(node) \
-                    or self._unevaluated_annotation(node) or under_type_checking(model, node) \
-                    or self._deleted(node):
+            if not q or self._missing(q) is None or self._never_fails(node, q):
                 continue
             text = model.module.code_for_node(node)
             subject = f"`{q}`" if q != text else None
@@ -114,27 +104,6 @@ class UnknownAPI(RemovedAPIChecks, Rule):
         if q in jax_api.API_CHANGES or any(q == m or q.startswith(m + ".") for m in jax_api.MODULE_CHANGES):
             return None  # a removed API: JAX901-JAX908 report it (or JAX906 while deprecated)
         return module
-
-    def _set_attributes(self) -> frozenset[str]:
-        """Names the file itself puts on a JAX module (`jax.random.KeyArray = jax.Array`,
-        `setattr(jnp, "NINF", -jnp.inf)`): a shim, after which reading them works."""
-        model = self.model
-        found = set()
-        for node in model.nodes(cst.Attribute):
-            if self._assigned(node):
-                q = model.qualname(node)
-                if q:
-                    found.add(q)
-        for call in model.nodes(cst.Call):
-            if model.qualname(call.func) == _SETATTR and len(call.args) >= 2 \
-                    and isinstance(call.args[1].value, cst.SimpleString):
-                base = model.qualname(call.args[0].value)
-                if base:
-                    found.add(f"{base}.{call.args[1].value.evaluated_value}")
-        return frozenset(found)
-
-    def _deleted(self, node: cst.CSTNode) -> bool:
-        return isinstance(self.model.parent(node), cst.Del)
 
     def _unknown_message(self, what: str, subject: Optional[str], q: str, error: str) -> str:
         """`what` raises `error` (`subject` does not exist in JAX 0.10); the fix."""

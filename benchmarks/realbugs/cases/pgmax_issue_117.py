@@ -1,5 +1,5 @@
 # source: https://github.com/vicariousinc/PGMax/issues/117
-# expect: JAX909
+# expect: JAX908
 # line: 16
 # observed: jax 0.10.2 CPU: AttributeError "module 'jax' has no attribute 'partial'" at line 16, while the module loads (the decorator runs when the function is defined); the message passing below never starts
 # batch: 16
