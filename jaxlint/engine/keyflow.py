@@ -517,6 +517,8 @@ class _KeyFlow(Flow):
         deliberate = _says_deliberate(self.model, use)
         if any(_recomputes(self.model, previous, use) for previous in earlier):
             return None  # the value the name already held: it meets nothing the first did not
+        # `f(key)[0]`, `f(key)[1]`: other parts of the value the earlier call made, drawn once.
+        earlier = [p for p in earlier if not _parts_of_one_value(self.model, p, use)]
         meetings = [{_consumer(e) for e in met} for met in self._meetings_of(use.function)]
         for previous in reversed(earlier):
             if _aligned_pair(self.model, previous, use):
@@ -2122,3 +2124,87 @@ def _recomputes(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
     code = model.module.code_for_node
     return code(statements[0].value) == code(statements[1].value) and \
         [code(t.target) for t in statements[0].targets] == [code(t.target) for t in statements[1].targets]
+
+
+def _parts_of_one_value(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """`x, y = make(key)[0], make(key)[1]`: the same call on the same values computes one
+    value twice (a JAX function gives the same result for the same key), and each call
+    keeps a different part of it: other items or attributes, or rows that do not overlap
+    (`[:16]`, `[16:32]`). Together they are what `r = make(key); r[0], r[1]` would hold,
+    numbers drawn once. The same part twice (`make(key)[0]` and `make(key)[0]`) repeats
+    numbers, and stays reported."""
+    if not _same_draw(model, previous, use):
+        return False
+    statement = _statement_of(model, use.call)
+    if statement is None or statement is not _statement_of(model, previous.call):
+        # In other statements the same text is the same value only if no name in it is
+        # bound again between the calls.
+        if not all(_same_bindings(model, part, previous.call, use.call)
+                   for part in (use.call.func, *(arg.value for arg in use.call.args))):
+            return False
+    paths = [_parts_taken(model, one.call) for one in (previous, use)]
+    for a, b in zip(*paths):
+        if a == b:
+            continue
+        return _disjoint(a, b)
+    return False  # one part holds the other (`make(key)` and `make(key)[0]`)
+
+
+def _statement_of(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    for anc in model.ancestors(node):
+        if isinstance(anc, cst.BaseSmallStatement):
+            return anc
+    return None
+
+
+def _parts_taken(model: FileModel, call: cst.Call) -> list:
+    """The parts a call's result is narrowed to, outermost first: ("item", 0) for
+    `[0]`, ("attr", "x") for `.x`, ("rows", 0, 16) for `[:16]`; ("?",) for any other
+    subscript, which ends the path."""
+    path = []
+    node: cst.CSTNode = call
+    while True:
+        parent = model.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            path.append(("attr", parent.attr.value))
+        elif isinstance(parent, cst.Subscript) and parent.value is node:
+            step = _part_of(parent)
+            path.append(step)
+            if step == ("?",):
+                return path
+        else:
+            return path
+        node = parent
+
+
+def _part_of(subscript: cst.Subscript) -> tuple:
+    if len(subscript.slice) != 1:
+        return ("?",)
+    index = subscript.slice[0].slice
+    if isinstance(index, cst.Index):
+        if isinstance(index.value, cst.Integer):
+            return ("item", int(index.value.value, 0))
+        if isinstance(index.value, cst.SimpleString):
+            return ("item", index.value.evaluated_value)
+        return ("?",)
+    if isinstance(index, cst.Slice) and index.step is None:
+        bounds = []
+        for bound, missing in ((index.lower, 0), (index.upper, None)):
+            if bound is None:
+                bounds.append(missing)
+            elif isinstance(bound, cst.Integer):
+                bounds.append(int(bound.value, 0))
+            else:
+                return ("?",)
+        return ("rows", *bounds)
+    return ("?",)
+
+
+def _disjoint(a: tuple, b: tuple) -> bool:
+    """Two parts of one value that share no number."""
+    if a[0] != b[0] or "?" in (a[0], b[0]):
+        return False
+    if a[0] in ("item", "attr"):
+        return a[1] != b[1]
+    (lo_a, hi_a), (lo_b, hi_b) = a[1:], b[1:]
+    return (hi_a is not None and hi_a <= lo_b) or (hi_b is not None and hi_b <= lo_a)
