@@ -270,12 +270,34 @@ class ExternalStateWrite(Rule):
         for ctx in method.contexts.values():
             if ctx.via != "helper":
                 return True
+            if self._on_traced_parameter(ctx.origin):
+                continue
             caller = self.model.function_of(ctx.origin) if ctx.origin is not None else None
             while caller is not None and not caller.is_method:
                 caller = caller.enclosing
             if caller is None or self._self_from_outside(caller, depth + 1):
                 return True
         return False
+
+    def _on_traced_parameter(self, call) -> bool:
+        """`carry.step(i)` in a `fori_loop` / `scan` body (or a jitted function) whose
+        parameter `carry` is traced: the object is rebuilt from the carried leaves inside
+        the trace, so `self` there is made in the trace, not before it. Only where every
+        transform of the caller traces it: `jax.grad(f)(x, obj)` hands `f` the caller's own
+        `obj`."""
+        model = self.model
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                or not isinstance(call.func.value, cst.Name):
+            return False
+        receiver = call.func.value
+        name = receiver.value
+        caller = model.function_of(call)
+        if caller is None or name not in caller.all_params or not caller.contexts \
+                or not model.value(receiver).traced:
+            return False
+        return all(c.via != "helper" and name not in c.static
+                   and (c.traced_params is None or name in c.traced_params)
+                   for c in caller.contexts.values())
 
     def _flag(self, node, shown, func, place, values, what):
         traced = any(v is not None and holds_tracer(self.model, v) for v in values)
