@@ -36,19 +36,19 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.callees import argument_for, called_function
+from jaxlint.engine.constants import fixed_fill, python_number
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
-from jaxlint.engine.values import Shape
 from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
                              STRUCTURE_ONLY_CALLS, STRUCTURE_ONLY_METHODS, TIMEIT_FUNCTIONS, TRANSFORMS,
-                             FINITENESS_CALLS, ARRAY_OWN_METHODS, CONSTANT_ARRAYS, EQUALITY_ASSERT_METHODS,
+                             FINITENESS_CALLS, ARRAY_OWN_METHODS, EQUALITY_ASSERT_METHODS,
                              EQUALITY_CHECKS,
                              TRUTH_REDUCTIONS)
 from jaxlint.notebook import TIMED_MARKER
@@ -1082,7 +1082,7 @@ class _Meetings(Flow):
             self._glimpse(small, state)
             return state
         compared = _compared(self.model, small)
-        if compared is not None and (any(_fixed_value(self.model, c) for c in compared)
+        if compared is not None and (any(fixed_fill(self.model, c) for c in compared)
                                      or _one_computation(self.model, compared, state)):
             # `assert jnp.allclose(w.sum(-1), jnp.ones_like(...))`: like a bound, a value the code
             # keeps for any inputs; `assert allclose(f(x)[perm], f(x[perm]))`: one computation
@@ -1780,21 +1780,6 @@ def _compared(model: FileModel, small: cst.CSTNode) -> Optional[list]:
     return values[:2] if len(values) >= 2 else None
 
 
-def _fixed_value(model: FileModel, expr: cst.BaseExpression) -> bool:
-    """A value that no numbers decide: a Python number (`_fixed_bound`), or an array of
-    one such number (`jnp.ones_like(row_sums)`, `jnp.full(shape, 0.5)`)."""
-    if _fixed_bound(model, expr):
-        return True
-    if not isinstance(expr, cst.Call) or model.qualname(expr.func) not in CONSTANT_ARRAYS:
-        return False
-    at = CONSTANT_ARRAYS[model.qualname(expr.func)]
-    if at is None:
-        return True
-    fill = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "fill_value"]
-    fill += [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == at]
-    return len(fill) == 1 and _fixed_bound(model, fill[0])
-
-
 def _one_computation(model: FileModel, compared: list, state: dict) -> bool:
     """Both values a check compares for equality are made from the results of calls of one
     function on the same inputs, or on the same inputs rearranged: `out = f(v, x)`, `out_perm
@@ -1978,17 +1963,7 @@ def _fixed_bound_comparison(model: FileModel, test: cst.BaseExpression) -> bool:
             or not all(isinstance(c.operator, _ORDERINGS) for c in test.comparisons):
         return False
     operands = [test.left] + [c.comparator for c in test.comparisons]
-    return sum(not _fixed_bound(model, o) for o in operands) == 1
-
-
-def _fixed_bound(model: FileModel, expr: cst.BaseExpression) -> bool:
-    """A bound that is a Python number: a literal (`0`, `-1e-6`) or a name holding one."""
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        expr = expr.expression
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return True
-    value = model.value(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
-    return value is not None and value.static and value.shape is Shape.SCALAR
+    return sum(not python_number(model, o) for o in operands) == 1
 
 
 def _structure_only(model: FileModel, test: cst.BaseExpression) -> bool:

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.constants import fixed_fill
 from jaxlint.rules._impurity import call_name, holds_tracer, trace_time_function, where
 from jaxlint.rules.base import Rule
 
@@ -46,7 +47,7 @@ class TraceTimeSideEffect(Rule):
                        "to see values on every call")
             else:
                 fix = 'use jax.debug.print("{}", x) to print values on every call'
-            tracer = any(holds_tracer(model, a.value) for a in call.args)
+            tracer = any(holds_tracer(model, a.value) and not _fills_only(model, a.value) for a in call.args)
             if what == "log" and self._announces_trace(call):
                 continue
             if what != "open" and not tracer:
@@ -109,3 +110,19 @@ class TraceTimeSideEffect(Rule):
             if not (isinstance(value, cst.Call) and model.qualname(value.func) in _GET_LOGGER):
                 return False
         return True
+
+
+def _fills_only(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """Tracers of arrays of one Python number (`jnp.zeros((1, n))`, a tuple of them, a
+    name bound only to such): printed at trace time they show their shape and dtype,
+    which is all they hold, so the print shows what a print of values would."""
+    if depth > 4:
+        return False
+    if not holds_tracer(model, expr) or fixed_fill(model, expr):
+        return True
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_fills_only(model, el.value, depth + 1) for el in expr.elements)
+    if isinstance(expr, cst.Name):
+        values = model.assigned_values(expr)
+        return bool(values) and all(_fills_only(model, v, depth + 1) for v in values)
+    return False
