@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.constants import fixed_fill
+from jaxlint.engine.model import walk
 from jaxlint.rules._impurity import call_name, holds_tracer, trace_time_function, where
 from jaxlint.rules.base import Rule
 
@@ -50,6 +51,8 @@ class TraceTimeSideEffect(Rule):
             tracer = any(holds_tracer(model, a.value) and not _fills_only(model, a.value) for a in call.args)
             if what == "log" and self._announces_trace(call):
                 continue
+            if what == "open" and self._same_file_every_call(call):
+                continue
             if what != "open" and not tracer:
                 # A message with no traced value in it (a constant, `x.shape`) printed
                 # at trace time is how JAX code announces a (re)trace: deliberate.
@@ -81,6 +84,23 @@ class TraceTimeSideEffect(Rule):
                 and self._is_logger(func.value):
             return "log"
         return None
+
+    def _same_file_every_call(self, call: cst.Call) -> bool:
+        """`with open(path, "wb") as f: pickle.dump(config, f)` with no tracer in the
+        path or in the block: the file is overwritten with static data, so writing it
+        once per trace leaves what writing it on every call would."""
+        model = self.model
+        item = model.parent(call)
+        block = model.parent(item) if isinstance(item, cst.WithItem) else None
+        mode = [a.value for a in call.args[1:2] if a.keyword is None]
+        mode += [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
+        if not isinstance(block, cst.With) or len(mode) != 1 or not isinstance(mode[0], cst.SimpleString):
+            return False
+        letters = mode[0].evaluated_value
+        if "w" not in letters or "a" in letters or "+" in letters:
+            return False
+        return not any(isinstance(n, cst.BaseExpression) and holds_tracer(model, n)
+                       for part in (call, block.body) for n in walk(part))
 
     def _announces_trace(self, call: cst.Call) -> bool:
         """`logging.info("train_step(batch=%s)", batch)` in `train_step`: a log record
