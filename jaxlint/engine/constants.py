@@ -14,7 +14,8 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.scopes import BindingKind
-from jaxlint.jax_api import KNOWN_INT_CONSTANTS, STRUCTURE_OF_SECOND_ARGUMENT
+from jaxlint.engine.values import Shape
+from jaxlint.jax_api import CONSTANT_ARRAYS, KNOWN_INT_CONSTANTS, STRUCTURE_OF_SECOND_ARGUMENT
 
 _BINARY = {
     cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
@@ -355,3 +356,29 @@ def _agreed_value(model, expr: cst.BaseExpression, depth: int, read) -> Optional
 
 def _agree(found: list) -> Optional[int]:
     return found[0] if found and found[0] is not None and all(f == found[0] for f in found) else None
+
+
+def python_number(model, expr: cst.BaseExpression) -> bool:
+    """A Python number: a literal (`0`, `-1e-6`) or a name holding one."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    value = model.value(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    return value is not None and value.static and value.shape is Shape.SCALAR
+
+
+def fixed_fill(model, expr: cst.BaseExpression) -> bool:
+    """A value that no numbers decide: a Python number, or an array of one such number
+    (`jnp.ones_like(row_sums)`, `jnp.full(shape, 0.5)`), whose shape and dtype say all
+    it holds."""
+    if python_number(model, expr):
+        return True
+    if not isinstance(expr, cst.Call) or model.qualname(expr.func) not in CONSTANT_ARRAYS:
+        return False
+    at = CONSTANT_ARRAYS[model.qualname(expr.func)]
+    if at is None:
+        return True
+    fill = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "fill_value"]
+    fill += [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == at]
+    return len(fill) == 1 and python_number(model, fill[0])

@@ -36,19 +36,19 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.callees import argument_for, called_function
+from jaxlint.engine.constants import fixed_fill, python_number
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import FileModel, children, walk
 from jaxlint.engine.scopes import target_names
 from jaxlint.engine.tracing import PARTIAL
-from jaxlint.engine.values import Shape
 from jaxlint.engine.unused import never_called
 from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS, CLOCK_FUNCTIONS,
                              LAX_LOOP_BODIES, LEAF_ALIGNING_SAMPLERS, PER_LEAF_MAPS, RANDOM_SAMPLERS, RANDOM_SPLITTERS,
                              RANDOMNESS_OFF_FLAGS, SHAPE_ONLY_CALLS, SHAPE_ONLY_METHODS, STATIC_ATTRIBUTES,
                              STRUCTURE_ONLY_CALLS, STRUCTURE_ONLY_METHODS, TIMEIT_FUNCTIONS, TRANSFORMS,
-                             FINITENESS_CALLS, ARRAY_OWN_METHODS, CONSTANT_ARRAYS, EQUALITY_ASSERT_METHODS,
+                             FINITENESS_CALLS, ARRAY_OWN_METHODS, EQUALITY_ASSERT_METHODS,
                              EQUALITY_CHECKS,
                              TRUTH_REDUCTIONS)
 from jaxlint.notebook import TIMED_MARKER
@@ -517,6 +517,8 @@ class _KeyFlow(Flow):
         deliberate = _says_deliberate(self.model, use)
         if any(_recomputes(self.model, previous, use) for previous in earlier):
             return None  # the value the name already held: it meets nothing the first did not
+        # `f(key)[0]`, `f(key)[1]`: other parts of the value the earlier call made, drawn once.
+        earlier = [p for p in earlier if not _parts_of_one_value(self.model, p, use)]
         meetings = [{_consumer(e) for e in met} for met in self._meetings_of(use.function)]
         for previous in reversed(earlier):
             if _aligned_pair(self.model, previous, use):
@@ -1080,7 +1082,7 @@ class _Meetings(Flow):
             self._glimpse(small, state)
             return state
         compared = _compared(self.model, small)
-        if compared is not None and (any(_fixed_value(self.model, c) for c in compared)
+        if compared is not None and (any(fixed_fill(self.model, c) for c in compared)
                                      or _one_computation(self.model, compared, state)):
             # `assert jnp.allclose(w.sum(-1), jnp.ones_like(...))`: like a bound, a value the code
             # keeps for any inputs; `assert allclose(f(x)[perm], f(x[perm]))`: one computation
@@ -1778,21 +1780,6 @@ def _compared(model: FileModel, small: cst.CSTNode) -> Optional[list]:
     return values[:2] if len(values) >= 2 else None
 
 
-def _fixed_value(model: FileModel, expr: cst.BaseExpression) -> bool:
-    """A value that no numbers decide: a Python number (`_fixed_bound`), or an array of
-    one such number (`jnp.ones_like(row_sums)`, `jnp.full(shape, 0.5)`)."""
-    if _fixed_bound(model, expr):
-        return True
-    if not isinstance(expr, cst.Call) or model.qualname(expr.func) not in CONSTANT_ARRAYS:
-        return False
-    at = CONSTANT_ARRAYS[model.qualname(expr.func)]
-    if at is None:
-        return True
-    fill = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "fill_value"]
-    fill += [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == at]
-    return len(fill) == 1 and _fixed_bound(model, fill[0])
-
-
 def _one_computation(model: FileModel, compared: list, state: dict) -> bool:
     """Both values a check compares for equality are made from the results of calls of one
     function on the same inputs, or on the same inputs rearranged: `out = f(v, x)`, `out_perm
@@ -1976,17 +1963,7 @@ def _fixed_bound_comparison(model: FileModel, test: cst.BaseExpression) -> bool:
             or not all(isinstance(c.operator, _ORDERINGS) for c in test.comparisons):
         return False
     operands = [test.left] + [c.comparator for c in test.comparisons]
-    return sum(not _fixed_bound(model, o) for o in operands) == 1
-
-
-def _fixed_bound(model: FileModel, expr: cst.BaseExpression) -> bool:
-    """A bound that is a Python number: a literal (`0`, `-1e-6`) or a name holding one."""
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        expr = expr.expression
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return True
-    value = model.value(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
-    return value is not None and value.static and value.shape is Shape.SCALAR
+    return sum(not python_number(model, o) for o in operands) == 1
 
 
 def _structure_only(model: FileModel, test: cst.BaseExpression) -> bool:
@@ -2122,3 +2099,87 @@ def _recomputes(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
     code = model.module.code_for_node
     return code(statements[0].value) == code(statements[1].value) and \
         [code(t.target) for t in statements[0].targets] == [code(t.target) for t in statements[1].targets]
+
+
+def _parts_of_one_value(model: FileModel, previous: KeyUse, use: KeyUse) -> bool:
+    """`x, y = make(key)[0], make(key)[1]`: the same call on the same values computes one
+    value twice (a JAX function gives the same result for the same key), and each call
+    keeps a different part of it: other items or attributes, or rows that do not overlap
+    (`[:16]`, `[16:32]`). Together they are what `r = make(key); r[0], r[1]` would hold,
+    numbers drawn once. The same part twice (`make(key)[0]` and `make(key)[0]`) repeats
+    numbers, and stays reported."""
+    if not _same_draw(model, previous, use):
+        return False
+    statement = _statement_of(model, use.call)
+    if statement is None or statement is not _statement_of(model, previous.call):
+        # In other statements the same text is the same value only if no name in it is
+        # bound again between the calls.
+        if not all(_same_bindings(model, part, previous.call, use.call)
+                   for part in (use.call.func, *(arg.value for arg in use.call.args))):
+            return False
+    paths = [_parts_taken(model, one.call) for one in (previous, use)]
+    for a, b in zip(*paths):
+        if a == b:
+            continue
+        return _disjoint(a, b)
+    return False  # one part holds the other (`make(key)` and `make(key)[0]`)
+
+
+def _statement_of(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    for anc in model.ancestors(node):
+        if isinstance(anc, cst.BaseSmallStatement):
+            return anc
+    return None
+
+
+def _parts_taken(model: FileModel, call: cst.Call) -> list:
+    """The parts a call's result is narrowed to, outermost first: ("item", 0) for
+    `[0]`, ("attr", "x") for `.x`, ("rows", 0, 16) for `[:16]`; ("?",) for any other
+    subscript, which ends the path."""
+    path = []
+    node: cst.CSTNode = call
+    while True:
+        parent = model.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            path.append(("attr", parent.attr.value))
+        elif isinstance(parent, cst.Subscript) and parent.value is node:
+            step = _part_of(parent)
+            path.append(step)
+            if step == ("?",):
+                return path
+        else:
+            return path
+        node = parent
+
+
+def _part_of(subscript: cst.Subscript) -> tuple:
+    if len(subscript.slice) != 1:
+        return ("?",)
+    index = subscript.slice[0].slice
+    if isinstance(index, cst.Index):
+        if isinstance(index.value, cst.Integer):
+            return ("item", int(index.value.value, 0))
+        if isinstance(index.value, cst.SimpleString):
+            return ("item", index.value.evaluated_value)
+        return ("?",)
+    if isinstance(index, cst.Slice) and index.step is None:
+        bounds = []
+        for bound, missing in ((index.lower, 0), (index.upper, None)):
+            if bound is None:
+                bounds.append(missing)
+            elif isinstance(bound, cst.Integer):
+                bounds.append(int(bound.value, 0))
+            else:
+                return ("?",)
+        return ("rows", *bounds)
+    return ("?",)
+
+
+def _disjoint(a: tuple, b: tuple) -> bool:
+    """Two parts of one value that share no number."""
+    if a[0] != b[0] or "?" in (a[0], b[0]):
+        return False
+    if a[0] in ("item", "attr"):
+        return a[1] != b[1]
+    (lo_a, hi_a), (lo_b, hi_b) = a[1:], b[1:]
+    return (hi_a is not None and hi_a <= lo_b) or (hi_b is not None and hi_b <= lo_a)

@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.constants import fixed_fill
+from jaxlint.engine.model import walk
 from jaxlint.rules._impurity import call_name, holds_tracer, trace_time_function, where
 from jaxlint.rules.base import Rule
 
@@ -46,8 +48,10 @@ class TraceTimeSideEffect(Rule):
                        "to see values on every call")
             else:
                 fix = 'use jax.debug.print("{}", x) to print values on every call'
-            tracer = any(holds_tracer(model, a.value) for a in call.args)
+            tracer = any(holds_tracer(model, a.value) and not _fills_only(model, a.value) for a in call.args)
             if what == "log" and self._announces_trace(call):
+                continue
+            if what == "open" and self._same_file_every_call(call):
                 continue
             if what != "open" and not tracer:
                 # A message with no traced value in it (a constant, `x.shape`) printed
@@ -81,6 +85,23 @@ class TraceTimeSideEffect(Rule):
             return "log"
         return None
 
+    def _same_file_every_call(self, call: cst.Call) -> bool:
+        """`with open(path, "wb") as f: pickle.dump(config, f)` with no tracer in the
+        path or in the block: the file is overwritten with static data, so writing it
+        once per trace leaves what writing it on every call would."""
+        model = self.model
+        item = model.parent(call)
+        block = model.parent(item) if isinstance(item, cst.WithItem) else None
+        mode = [a.value for a in call.args[1:2] if a.keyword is None]
+        mode += [a.value for a in call.args if a.keyword is not None and a.keyword.value == "mode"]
+        if not isinstance(block, cst.With) or len(mode) != 1 or not isinstance(mode[0], cst.SimpleString):
+            return False
+        letters = mode[0].evaluated_value
+        if "w" not in letters or "a" in letters or "+" in letters:
+            return False
+        return not any(isinstance(n, cst.BaseExpression) and holds_tracer(model, n)
+                       for part in (call, block.body) for n in walk(part))
+
     def _announces_trace(self, call: cst.Call) -> bool:
         """`logging.info("train_step(batch=%s)", batch)` in `train_step`: a log record
         that names the function it is in, the way a call is written, announces each
@@ -109,3 +130,19 @@ class TraceTimeSideEffect(Rule):
             if not (isinstance(value, cst.Call) and model.qualname(value.func) in _GET_LOGGER):
                 return False
         return True
+
+
+def _fills_only(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """Tracers of arrays of one Python number (`jnp.zeros((1, n))`, a tuple of them, a
+    name bound only to such): printed at trace time they show their shape and dtype,
+    which is all they hold, so the print shows what a print of values would."""
+    if depth > 4:
+        return False
+    if not holds_tracer(model, expr) or fixed_fill(model, expr):
+        return True
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_fills_only(model, el.value, depth + 1) for el in expr.elements)
+    if isinstance(expr, cst.Name):
+        values = model.assigned_values(expr)
+        return bool(values) and all(_fills_only(model, v, depth + 1) for v in values)
+    return False

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.flow import body
 from jaxlint.engine.model import children, walk
 
 from jaxlint.engine.functions import FunctionInfo
@@ -193,6 +194,9 @@ class ExternalStateWrite(Rule):
                 method = method.enclosing
             if method is None or not self._self_from_outside(method, 0):
                 return
+            if method is func and isinstance(target, cst.Attribute) \
+                    and _dropped_after_trace(model, method, target.attr.value):
+                return
             place = "self"
         else:
             place = outlives_trace(model, root, func)
@@ -270,12 +274,34 @@ class ExternalStateWrite(Rule):
         for ctx in method.contexts.values():
             if ctx.via != "helper":
                 return True
+            if self._on_traced_parameter(ctx.origin):
+                continue
             caller = self.model.function_of(ctx.origin) if ctx.origin is not None else None
             while caller is not None and not caller.is_method:
                 caller = caller.enclosing
             if caller is None or self._self_from_outside(caller, depth + 1):
                 return True
         return False
+
+    def _on_traced_parameter(self, call) -> bool:
+        """`carry.step(i)` in a `fori_loop` / `scan` body (or a jitted function) whose
+        parameter `carry` is traced: the object is rebuilt from the carried leaves inside
+        the trace, so `self` there is made in the trace, not before it. Only where every
+        transform of the caller traces it: `jax.grad(f)(x, obj)` hands `f` the caller's own
+        `obj`."""
+        model = self.model
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                or not isinstance(call.func.value, cst.Name):
+            return False
+        receiver = call.func.value
+        name = receiver.value
+        caller = model.function_of(call)
+        if caller is None or name not in caller.all_params or not caller.contexts \
+                or not model.value(receiver).traced:
+            return False
+        return all(c.via != "helper" and name not in c.static
+                   and (c.traced_params is None or name in c.traced_params)
+                   for c in caller.contexts.values())
 
     def _flag(self, node, shown, func, place, values, what):
         traced = any(v is not None and holds_tracer(self.model, v) for v in values)
@@ -407,3 +433,128 @@ def _returns_name(model, func, name: str) -> bool:
         if any(isinstance(v, cst.Name) and v.value == name for v in values):
             return True
     return False
+
+
+def _dropped_after_trace(model, method: FunctionInfo, attr: str) -> bool:
+    """`model.set_coefs(flat)` first thing in a jitted `loss` that closes over `model`, a
+    local of the function that runs the optimizer, which rebinds `model` before it reads
+    it again (or never reads it again). The tracer `set_coefs` leaves in `model.coefs` is
+    never read outside a trace: each trace writes `coefs` before anything reads it, and
+    the object is dropped after the last call that can trace `loss`."""
+    if not method.contexts or not method.positional or not _written_before_read(model, method, attr):
+        return False
+    for ctx in method.contexts.values():
+        call = ctx.origin
+        if ctx.via != "helper" or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                or not isinstance(call.func.value, cst.Name):
+            return False
+        traced = model.function_of(call)
+        name = call.func.value.value
+        if traced is None or traced.enclosing is None or not traced.contexts \
+                or any(c.via == "helper" for c in traced.contexts.values()) \
+                or owner_of(model, call.func.value, traced) != ("function", traced.enclosing) \
+                or not _first_use(model, traced, name, call) \
+                or not _dropped_after_calls(model, traced.enclosing, traced, name):
+            return False
+    return True
+
+
+def _written_before_read(model, method: FunctionInfo, attr: str) -> bool:
+    """The first statement of `method` that mentions `self.<attr>` assigns it, from
+    values that do not read it."""
+    me = method.positional[0]
+
+    def mentions(node) -> bool:
+        return any(isinstance(n, cst.Attribute) and n.attr.value == attr and isinstance(n.value, cst.Name)
+                   and n.value.value == me for n in walk(node))
+
+    for stmt in body(method.node):
+        if not mentions(stmt):
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        return isinstance(small, cst.Assign) and len(small.targets) == 1 \
+            and isinstance(small.targets[0].target, cst.Attribute) \
+            and mentions(small.targets[0].target) and not mentions(small.value)
+    return False
+
+
+def _first_use(model, traced: FunctionInfo, name: str, call: cst.Call) -> bool:
+    """`call` is a statement of its own at the top of `traced`'s body, and no statement
+    before it mentions `name`."""
+    for stmt in body(traced.node):
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is call:
+            return True
+        if _references(model, stmt, name, traced):
+            return False
+    return False
+
+
+def _references(model, node: cst.CSTNode, name: str, func: FunctionInfo) -> list:
+    """The reads and writes of the variable `name` of `func`'s scope inside `node`
+    (not attribute names, keywords or a nested function's own variable)."""
+    owner = owner_of(model, cst.Name(name), func)
+    out = []
+    for n in model.names_spelled_in(name, node):
+        parent = model.parent(n)
+        if isinstance(parent, cst.Attribute) and parent.attr is n or isinstance(parent, cst.Arg) and parent.keyword is n \
+                or isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is n:
+            continue
+        where = model.function_of(n)
+        if (owner_of(model, n, where) if where is not None else ("module", None)) == owner:
+            out.append(n)
+    return out
+
+
+def _dropped_after_calls(model, outer: FunctionInfo, traced: FunctionInfo, name: str) -> bool:
+    """In `outer`, whose variable `name` `traced` closes over: every other function that
+    mentions `name` is `traced` itself or nested in it; `outer`'s own statements read
+    `name` only for its attributes (they hand the object nowhere); and after the last
+    statement that mentions `traced` (or a function of `outer` that does), the next one
+    that mentions `name` rebinds it to a new value, or none does. The object is one
+    `outer` made (a call's result, not a parameter or another name's object)."""
+    if name in outer.all_params:
+        return False  # the caller's object
+    users = {traced.name}
+    nested = [f for f in model.functions if f.enclosing is outer]
+    grew = True
+    while grew:
+        grew = False
+        for f in nested:
+            if f.name not in users and any(_references(model, f.node, u, outer) for u in users):
+                users.add(f.name)
+                grew = True
+    stmts = body(outer.node)
+    last = max((i for i, stmt in enumerate(stmts)
+                if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in users)
+                and any(_references(model, stmt, u, outer) for u in users)), default=-1)
+    if last < 0:
+        return False
+    end = len(stmts)
+    for i in range(last + 1, len(stmts)):
+        if _references(model, stmts[i], name, outer):
+            small = stmts[i].body[0] if isinstance(stmts[i], cst.SimpleStatementLine) \
+                and len(stmts[i].body) == 1 else None
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name
+                    and not _references(model, small.value, name, outer)):
+                return False  # read after the trace
+            end = i
+            break
+    # Up to the rebinding, the object is the one the trace wrote on.
+    for stmt in stmts[:end]:
+        for ref in _references(model, stmt, name, outer):
+            inner = model.function_of(ref)
+            while inner is not None and inner is not traced and inner is not outer:
+                inner = inner.enclosing
+            if inner is traced:
+                continue
+            if model.function_of(ref) is not outer:
+                return False  # another function reads or writes the object
+            parent = model.parent(ref)
+            if isinstance(parent, cst.AssignTarget):
+                if not isinstance(model.parent(parent).value, cst.Call):
+                    return False  # `model = shared`: an object held elsewhere too
+            elif not (isinstance(parent, cst.Attribute) and parent.value is ref):
+                return False  # handed on: another reference may outlive the trace
+    return True

@@ -45,7 +45,7 @@ class TraceTimeRandomness(Rule):
                 continue
             # Only cached traces freeze the value; vmap and grad rerun the Python code.
             func = trace_time_function(model, call, "cached")
-            if func is None or self._runs_once(func):
+            if func is None or self._runs_once(func) or kind == "clock" and self._seeds_host_clock(call, func):
                 continue
             name = " ".join(model.module.code_for_node(call.func).split())
             if kind == "clock":
@@ -78,6 +78,29 @@ class TraceTimeRandomness(Rule):
             return False
         call = model.parent(uses[0])
         return isinstance(call, cst.Call) and call.func is uses[0] and model.in_loop(call) is None
+
+    def _seeds_host_clock(self, call: cst.Call, func) -> bool:
+        """`last = time.time()` read only by a host callback that keeps it current
+        (`nonlocal last` ... `last = now` in the function `jax.debug.callback` runs): the
+        clock value goes to Python code that runs on every call, never into the compiled
+        computation, and the callback replaces it on each step."""
+        model = self.model
+        bound = model.parent(call)
+        if not (isinstance(bound, cst.Assign) and len(bound.targets) == 1
+                and isinstance(bound.targets[0].target, cst.Name)):
+            return False
+        seed = bound.targets[0].target
+        refs = [n for n in model.names_spelled_in(seed.value, func.node) if n is not seed
+                and not (isinstance(model.parent(n), cst.Attribute) and model.parent(n).attr is n)
+                and not (isinstance(model.parent(n), cst.Arg) and model.parent(n).keyword is n)]
+        kept = False
+        for ref in refs:
+            host = model.function_of(ref)
+            if host is None or host is func or seed.value not in host.scope.nonlocals \
+                    or trace_time_function(model, ref) is not None:
+                return False  # read by the traced code, or by another function's state
+            kept = kept or isinstance(model.parent(ref), cst.AssignTarget)
+        return kept
 
     def _kind(self, call: cst.Call) -> Optional[str]:
         model = self.model
