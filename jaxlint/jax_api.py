@@ -784,6 +784,13 @@ PYTREE_PRESERVING: frozenset[str] = frozenset({
     "jax.lax.stop_gradient", "jax.device_put", "jax.block_until_ready",
     "jax.lax.with_sharding_constraint", "jax.device_get",
 })
+#: Functions that return their argument's primal value: under grad / jvp / vjp alone (no
+#: abstract trace around them) the result is a concrete array, not a JVP tracer, so NumPy
+#: converts it and float() reads it. Checked under jax 0.10.2: `np.array(lax.stop_gradient(y))`
+#: works under grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian and grad of
+#: grad (an ArrayImpl); under jit, vmap, checkpoint, eval_shape or make_jaxpr, alone or with
+#: grad, it raises TracerArrayConversionError.
+PRIMAL_VALUE_FUNCTIONS: frozenset[str] = frozenset({"jax.lax.stop_gradient"})
 #: lax control flow: the results are pytrees shaped like the carry / the
 #: branches' outputs, so their structure is unknown here (never "an array").
 CONTROL_FLOW_RESULTS: frozenset[str] = frozenset(

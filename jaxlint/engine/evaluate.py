@@ -1026,6 +1026,9 @@ class _Evaluator(Flow):
                 if positional and positional[0].shape is Shape.SCALAR and positional[0].static:
                     return SCALAR  # lax.psum(1, "i") is the axis size, a Python int
                 return _mirror(positional[0] if positional else UNKNOWN, in_abstract)
+            if q in jax_api.PRIMAL_VALUE_FUNCTIONS and not in_abstract and positional:
+                # stop_gradient of a JVP tracer is its primal: concrete under grad alone.
+                return _concrete_like(positional[0])
             if q in jax_api.PYTREE_PRESERVING:
                 return _mirror(positional[0] if positional else UNKNOWN, in_abstract)
             if q in jax_api.CONTROL_FLOW_RESULTS:
@@ -1636,6 +1639,11 @@ def _mirror(v: Value, in_abstract: bool) -> Value:
     if v.shape is Shape.ARRAY or v.shape is Shape.SCALAR:
         return TRACED_ARRAY
     return make(Kind.TRACED, v.shape, cls=v.cls, entries=v.entries)
+
+
+def _concrete_like(v: Value) -> Value:
+    """`v`'s pytree, outside any abstract trace, with no JVP tracer left: concrete arrays."""
+    return make(Kind.UNKNOWN, v.shape if v.shape is not Shape.SCALAR else Shape.ARRAY, cls=v.cls)
 
 
 def _transformed_output(returns: Optional[Value]) -> Value:
