@@ -158,6 +158,17 @@ BODY_CALLS: dict[str, BodyCall] = {
     "jax.lax.custom_root": BodyCall((0, 2, 3), ()),
 }
 
+#: The argument of a lax loop whose pytree each positional parameter of its body gets, by
+#: (position, keyword): scan's `f(carry, x)` gets `init`'s structure and a slice of each leaf
+#: of `xs`; a tuple there is a tuple of tracers in the body, not a tracer. `None`: a value the
+#: loop makes (fori_loop's index).
+BODY_PARAMETER_SOURCES: dict[str, tuple] = {
+    "jax.lax.scan": ((1, "init"), (2, "xs")),
+    "jax.lax.fori_loop": (None, (3, "init_val")),
+    "jax.lax.while_loop": ((2, "init_val"),),
+    "jax.lax.map": ((1, "xs"),),
+}
+
 #: Modules whose functions return JAX arrays (traced inside a traced function).
 ARRAY_MODULES: tuple[str, ...] = (
     "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.image",
