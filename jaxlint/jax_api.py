@@ -158,6 +158,17 @@ BODY_CALLS: dict[str, BodyCall] = {
     "jax.lax.custom_root": BodyCall((0, 2, 3), ()),
 }
 
+#: The argument of a lax loop whose pytree each positional parameter of its body gets, by
+#: (position, keyword): scan's `f(carry, x)` gets `init`'s structure and a slice of each leaf
+#: of `xs`; a tuple there is a tuple of tracers in the body, not a tracer. `None`: a value the
+#: loop makes (fori_loop's index).
+BODY_PARAMETER_SOURCES: dict[str, tuple] = {
+    "jax.lax.scan": ((1, "init"), (2, "xs")),
+    "jax.lax.fori_loop": (None, (3, "init_val")),
+    "jax.lax.while_loop": ((2, "init_val"),),
+    "jax.lax.map": ((1, "xs"),),
+}
+
 #: Modules whose functions return JAX arrays (traced inside a traced function).
 ARRAY_MODULES: tuple[str, ...] = (
     "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.image",
@@ -784,6 +795,13 @@ PYTREE_PRESERVING: frozenset[str] = frozenset({
     "jax.lax.stop_gradient", "jax.device_put", "jax.block_until_ready",
     "jax.lax.with_sharding_constraint", "jax.device_get",
 })
+#: Functions that return their argument's primal value: under grad / jvp / vjp alone (no
+#: abstract trace around them) the result is a concrete array, not a JVP tracer, so NumPy
+#: converts it and float() reads it. Checked under jax 0.10.2: `np.array(lax.stop_gradient(y))`
+#: works under grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian and grad of
+#: grad (an ArrayImpl); under jit, vmap, checkpoint, eval_shape or make_jaxpr, alone or with
+#: grad, it raises TracerArrayConversionError.
+PRIMAL_VALUE_FUNCTIONS: frozenset[str] = frozenset({"jax.lax.stop_gradient"})
 #: lax control flow: the results are pytrees shaped like the carry / the
 #: branches' outputs, so their structure is unknown here (never "an array").
 CONTROL_FLOW_RESULTS: frozenset[str] = frozenset(

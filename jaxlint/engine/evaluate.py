@@ -204,7 +204,7 @@ class _Evaluator(Flow):
                     if given is None or p not in given:
                         continue  # `self` is an object, not an array: its fields are unknown
                     v = given[p]  # an object whose fields the call site knows
-                elif given is not None and (p in given or ctx.via is not ViaKind.WRAPPER):
+                elif given is not None and (p in given or ctx.via not in (ViaKind.WRAPPER, ViaKind.BODY)):
                     if p not in given:
                         if p in info.defaults:
                             v = self.default_value(info, p)
@@ -983,6 +983,13 @@ class _Evaluator(Flow):
             return SCALAR
         if any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons):
             return SCALAR if all(v.static for v in vals) else UNKNOWN
+        if len(vals) == 2 and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)) \
+                and (_python_container(vals[0]) and _python_scalar(vals[1])
+                     or _python_scalar(vals[0]) and _python_container(vals[1])):
+            # `(a, b) == 255` compares no element: a tuple, list or dict is never equal to a
+            # number, str or None, so it is a Python bool even when it holds tracers (checked
+            # under jax 0.10.2; `(a, b) == (c, d)` does compare the tracers, and raises).
+            return SCALAR
         if any(v.maybe_tracer for v in vals):
             return TRACED_MASK
         if all(v.static for v in vals):
@@ -1026,10 +1033,14 @@ class _Evaluator(Flow):
                 if positional and positional[0].shape is Shape.SCALAR and positional[0].static:
                     return SCALAR  # lax.psum(1, "i") is the axis size, a Python int
                 return _mirror(positional[0] if positional else UNKNOWN, in_abstract)
+            if q in jax_api.PRIMAL_VALUE_FUNCTIONS and not in_abstract and positional:
+                # stop_gradient of a JVP tracer is its primal: concrete under grad alone.
+                return _concrete_like(positional[0])
             if q in jax_api.PYTREE_PRESERVING:
                 return _mirror(positional[0] if positional else UNKNOWN, in_abstract)
             if q in jax_api.CONTROL_FLOW_RESULTS:
                 self.tree_callback(node, q)
+                self.body_structures(node, q, args)
                 if not (in_abstract or any(v.traced for v in args)):
                     return UNKNOWN
                 if q == "jax.lax.scan":
@@ -1279,6 +1290,50 @@ class _Evaluator(Flow):
         values += tuple((p, TRACED_ARRAY if self.values.get(t, UNKNOWN).traced else UNKNOWN)
                         for p, t in zip(callee.positional[1:n], pos[2:]))
         self.add_context(callee, node, values)
+
+    def body_structures(self, node: cst.Call, q: str, args: list[Value]) -> None:
+        """`lax.scan(body, init, (labels, preds))`: the body's parameters are pytrees of the
+        structure of the arguments they come from (BODY_PARAMETER_SOURCES), so a tuple there
+        is a tuple of tracers in the body. Only a known container is handed on; the other
+        parameters stay what the trace makes them."""
+        from jaxlint.engine.tracing import resolve_callable
+
+        sources = jax_api.BODY_PARAMETER_SOURCES.get(q)
+        body = jax_api.BODY_CALLS.get(q)
+        if sources is None or body is None or any(a.star for a in node.args):
+            return
+        given = {}
+        position = 0
+        for arg, v in zip(node.args, args):
+            if arg.keyword is None:
+                given[position] = v
+                position += 1
+            else:
+                given[arg.keyword.value] = v
+        values = []
+        for i, source in enumerate(sources):
+            if source is None:
+                continue
+            v = given.get(source[0], given.get(source[1]))
+            if v is not None and v.shape is Shape.CONTAINER:
+                values.append((i, _traced_structure(v)))
+        if not values:
+            return
+        targets = [node.args[i].value for i in body.fn_positions if i < len(node.args)
+                   and node.args[i].keyword is None]
+        targets += [a.value for a in node.args if a.keyword is not None and a.keyword.value in body.fn_keywords]
+        for target in targets:
+            found = resolve_callable(self.model, target, [], factory=True)
+            ctx = found[0].contexts.get((node, target)) if found is not None else None
+            if ctx is None or ctx.via is not ViaKind.BODY:
+                continue
+            info, uses, offset, bound = found
+            if uses or offset or bound or len(info.positional) < len(sources):
+                continue  # a rewrapped or partially applied body: its parameters shift
+            named = tuple(sorted((info.positional[i], v) for i, v in values))
+            if ctx.arg_values != named:
+                info.contexts[(node, target)] = dataclasses.replace(ctx, arg_values=named)
+                self.mark_dirty(info)
 
     def add_context(self, callee: FunctionInfo, node: cst.CSTNode, values: tuple) -> bool:
         caller = self.func
@@ -1638,6 +1693,11 @@ def _mirror(v: Value, in_abstract: bool) -> Value:
     return make(Kind.TRACED, v.shape, cls=v.cls, entries=v.entries)
 
 
+def _concrete_like(v: Value) -> Value:
+    """`v`'s pytree, outside any abstract trace, with no JVP tracer left: concrete arrays."""
+    return make(Kind.UNKNOWN, v.shape if v.shape is not Shape.SCALAR else Shape.ARRAY, cls=v.cls)
+
+
 def _transformed_output(returns: Optional[Value]) -> Value:
     """What a jitted (or vmapped) function gives back inside another trace: it binds a
     primitive there, so its outputs are tracers even when its own arguments are static."""
@@ -1650,6 +1710,28 @@ def _transformed_output(returns: Optional[Value]) -> Value:
     if returns.shape is Shape.UNKNOWN and returns.kind is not Kind.UNKNOWN:
         return TRACED  # a value the function computes: an array, or a pytree of them
     return UNKNOWN
+
+
+def _python_container(v: Value) -> bool:
+    """A container whose `==` is Python's own (no `__eq__` of a class of this file)."""
+    return v.shape is Shape.CONTAINER and "__eq__" not in getattr(v.cls, "methods", {})
+
+
+def _python_scalar(v: Value) -> bool:
+    return v.shape is Shape.SCALAR and v.static
+
+
+def _traced_structure(v: Value) -> Value:
+    """What a lax loop hands its body for the pytree `v` (a carry, a slice of `xs`): the
+    same containers, with tracers for leaves (an array leaf a traced array)."""
+    if v.shape is Shape.ARRAY or v.shape is Shape.NUMPY:
+        return TRACED_ARRAY
+    if v.shape is not Shape.CONTAINER:
+        return TRACED
+    entries = None
+    if v.entries is not None:
+        entries = tuple((k, _traced_structure(e)) for k, e in v.entries)
+    return make(Kind.TRACED, Shape.CONTAINER, cls=v.cls, entries=entries)
 
 
 def _traced_like(v: Value) -> Value:
