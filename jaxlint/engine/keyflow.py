@@ -797,7 +797,7 @@ def _numbers_unread(model: FileModel, use: KeyUse) -> bool:
     if not (isinstance(parent, cst.Assign) and parent.value is node):
         return False
     scope = model.scope_of(use.call)
-    if scope.kind == "module" and not model.path.endswith(".ipynb"):
+    if scope.kind == "module" and not model.cells:
         return False
     names = []
     for target in parent.targets:
@@ -1513,7 +1513,7 @@ def _only_timed(model: FileModel, small: cst.BaseSmallStatement) -> bool:
     if comment is not None and comment.value.endswith(TIMED_MARKER + "timeit"):
         return True
     if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)) \
-            or (isinstance(model.parent(line), cst.Module) and model.path.endswith(".ipynb")):
+            or (isinstance(model.parent(line), cst.Module) and model.cells):
         return False
     func = small.value.func
     return (isinstance(func, cst.Attribute) and func.attr.value == "block_until_ready" and not small.value.args) \

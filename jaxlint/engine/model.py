@@ -118,9 +118,13 @@ def walk(node: cst.CSTNode, prune: tuple = ()) -> Iterator[cst.CSTNode]:
 
 class FileModel:
     def __init__(self, module: cst.Module, path: str = "<string>",
-                 extra_transforms: Optional[dict] = None):
+                 extra_transforms: Optional[dict] = None, cells: bool = False):
         self.module = module
         self.path = path
+        # The module is the code cells of a notebook or a cell script, which an IPython
+        # kernel runs in order: a cell shows its last expression's value, and its globals
+        # are read by later cells, not imported by other modules.
+        self.cells = cells or path.endswith(".ipynb")
         self.extra_transforms = extra_transforms or {}
         self.module_scope = Scope(ScopeKind.MODULE, None)
         self.functions: list[FunctionInfo] = []
@@ -159,10 +163,10 @@ class FileModel:
     # ------------------------------------------------------------------ build
     @classmethod
     def build(cls, module: cst.Module, path: str = "<string>",
-              extra_transforms: Optional[dict] = None) -> "FileModel":
+              extra_transforms: Optional[dict] = None, cells: bool = False) -> "FileModel":
         from jaxlint.engine import classes, evaluate, tracing
 
-        model = cls(module, path, extra_transforms)
+        model = cls(module, path, extra_transforms, cells)
         model._walk_module()
         classes.read_classes(model)
         tracing.find_traced_functions(model)

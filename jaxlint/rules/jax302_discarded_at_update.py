@@ -24,7 +24,7 @@ class DiscardedAtUpdate(Rule):
 
     def check(self) -> Iterator[Report]:
         model = self.model
-        notebook = model.path.endswith(".ipynb")
+        notebook = model.cells
         for stmt in model.nodes(cst.Expr):
             call = stmt.value
             if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):

@@ -1,0 +1,235 @@
+"""Cell scripts: .py files in the percent format (`# %%` cells: VS Code, Spyder, PyCharm,
+jupytext), which an IPython kernel runs cell by cell, are read as notebooks are read.
+
+The scripts below mark their expected findings inline with `# expect: JAXNNN`, at the
+file's own lines; the findings must match exactly, both ways.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlint.config import Settings
+from jaxlint.fixes import fix_file
+from jaxlint.linter import expected_findings, lint_file
+from jaxlint.notebook import lint_notebook, script_cells
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Magics of every kind the notebook reader knows, around two real pitfalls. Line 2 is
+# the first magic: as a plain module the file stops there.
+EXPERIMENT = """\
+#%%
+%load_ext autoreload
+%autoreload 2
+import os
+import jax
+import jax.numpy as jnp
+
+try:
+    import optax
+except ImportError:
+    !pip install -q optax
+    import optax
+files = !ls
+%matplotlib inline
+jnp.ones?
+
+# %% [markdown]
+# Train a model: if the loss goes down then we are done.
+
+# %%
+@jax.jit
+def step(x):
+    if x.sum() > 0:  # expect: JAX201
+        return x
+    return -x
+
+
+x = jnp.ones(3)
+step(x)
+
+# %% Timing
+%timeit step(x)  # expect: JAX601
+
+# %%
+pip install -q flax
+
+# %%
+%%time
+y = step(x)
+
+# %%
+%%bash
+if [ -d data ]; then echo ok; fi
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "experiment.py") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _found(path: Path, settings=None):
+    result = lint_file(str(path), settings or Settings())
+    return {(f.line, f.code) for f in result.findings}, result
+
+
+def test_a_cell_script_with_magics_is_linted_as_its_cells(tmp_path):
+    path = _write(tmp_path, EXPERIMENT)
+    found, result = _found(path)
+    assert result.diagnostics == []
+    assert found == expected_findings(EXPERIMENT)
+    # The %timeit statement is mapped back to its own columns in the file.
+    (timed,) = [f for f in result.findings if f.code == "JAX601"]
+    line = EXPERIMENT.splitlines()[timed.line - 1]
+    assert line[timed.col - 1:timed.end_col - 1] == "step(x)"
+
+
+def test_without_a_cell_marker_a_magic_is_a_syntax_error(tmp_path):
+    # Python cannot run this file: it is a plain module, and its first magic is E999.
+    plain = "\n".join(line for line in EXPERIMENT.splitlines() if not line.startswith(("#%%", "# %%"))) + "\n"
+    found, result = _found(_write(tmp_path, plain))
+    assert found == set()
+    assert [(d.code, d.line) for d in result.diagnostics] == [("E999", 1)]
+
+
+@pytest.mark.parametrize("marker, cell", [
+    ("# %%", True), ("#%%", True), ("# %% Load the data", True), ("#%% [markdown]", True),
+    ("# %% [markdown] tags=[\"hide\"]", True),
+    ("    # %%", False),  # indented: a comment inside a block, no cell
+    ("x = 1  # %%", False),
+    ("# %", False),
+])
+def test_what_makes_a_cell_script(marker, cell):
+    text = f"import jax\n{marker}\nx = 2\n"
+    assert (script_cells(text) is not None) == cell
+
+
+def test_the_same_cells_as_a_notebook_give_the_same_findings(tmp_path):
+    cells = script_cells(EXPERIMENT)
+    # As jupytext writes a notebook from it: the blank lines between cells are no cell's.
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": c.source.rstrip("\n") + "\n",
+                     "outputs": [], "execution_count": None} for c in cells],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "experiment.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    in_notebook = lint_notebook(str(path), Settings())
+    as_script = lint_file(str(_write(tmp_path, EXPERIMENT)), Settings())
+    assert in_notebook.diagnostics == []
+    # Cell c's line l is the file's line first_line + l - 1.
+    first = {n: c.first_line for n, c in enumerate(cells, 1)}
+    assert sorted((first[f.cell] + f.line - 1, f.col, f.code) for f in in_notebook.findings) == \
+        sorted((f.line, f.col, f.code) for f in as_script.findings)
+
+
+def test_a_cell_that_does_not_parse_is_skipped_alone(tmp_path):
+    text = "# %%\nimport jax\n%matplotlib inline\n\n# %%\ndef broken(:\n    pass\n\n" \
+           "# %%\n@jax.jit\ndef f(x):\n    return 1 if x else 0\n"
+    found, result = _found(_write(tmp_path, text))
+    assert found == {(12, "JAX201")}
+    (d,) = result.diagnostics
+    assert (d.code, d.line, d.col, d.cell) == ("E999", 6, 12, None)
+    assert d.message == "SyntaxError: invalid syntax; cell skipped"
+
+
+def test_messages_cite_the_files_lines(tmp_path):
+    text = "# %%\nimport jax\n!nvidia-smi\nkey = jax.random.PRNGKey(0)\na = jax.random.normal(key)\n" \
+           "# %%\nb = jax.random.normal(key)\nprint(a + b)\n"
+    _, result = _found(_write(tmp_path, text))
+    (f,) = [f for f in result.findings if f.code == "JAX501"]
+    assert (f.line, f.cell) == (7, None)
+    assert "line 5" in f.message and "cell" not in f.message
+
+
+def test_noqa_works_in_a_cell_script(tmp_path):
+    text = "# %%\n!pip install -q jax\nimport jax\n\n# %%\n@jax.jit\ndef f(x):\n" \
+           "    a = 1 if x else 0  # noqa: JAX201\n    return 2 if x else 0\n" \
+           "# %%\nx = jax.numpy.ones(3)\n%timeit f(x)  # noqa: JAX601\n"
+    found, _ = _found(_write(tmp_path, text))
+    assert found == {(9, "JAX201")}
+
+
+def test_fix_rewrites_python_and_never_a_magic(tmp_path):
+    text = "#%%\n%load_ext autoreload\nimport jax\nfrom jax.config import config\n" \
+           "!pip install -q optax\nconfig.update('jax_enable_x64', True)\n"
+    path = _write(tmp_path, text)
+    result = fix_file(str(path), Settings(), unsafe=True)
+    assert result.applied["JAX902"] == 1
+    new = path.read_text(encoding="utf-8")
+    assert "from jax.config import config" not in new
+    assert [line for line in new.splitlines() if line.startswith(("%", "!"))] == \
+        ["%load_ext autoreload", "!pip install -q optax"]
+    assert lint_file(str(path), Settings()).diagnostics == []
+
+
+def test_a_fix_that_would_touch_a_magic_is_dropped(tmp_path):
+    # The timing fix wraps the work in `jax.block_until_ready`, and `jax` must be imported:
+    # the import would go right after the imports, which is the `%%time` line of the next
+    # cell, where it would turn the cell magic into a line of the cell (IPython reads a
+    # cell magic on a cell's first line only). The fix is dropped, the finding kept.
+    text = "# %%\nimport time\nimport jax.numpy as jnp\nfrom jax import jit\n# %%\n%%time\n" \
+           "f = jit(lambda v: v * 2)\nx = jnp.ones(3)\nf(x)\nt0 = time.perf_counter()\ny = f(x)\n" \
+           "print(time.perf_counter() - t0)\n"
+    path = _write(tmp_path, text)
+    found, result = _found(path)
+    assert found == {(12, "JAX601")}
+    assert result.findings[0].fix is None
+    assert not fix_file(str(path), Settings(), unsafe=True).changed
+    # With `jax` imported, the fix edits only the statement, and applies.
+    path = _write(tmp_path, text.replace("import time\n", "import time\nimport jax\n"))
+    fixed = fix_file(str(path), Settings(), unsafe=True)
+    assert fixed.applied["JAX601"] == 1 and "y = jax.block_until_ready(f(x))" in fixed.new
+    assert fixed.new.splitlines()[6] == "%%time"
+
+
+def test_the_same_fix_in_a_notebook_is_dropped_too(tmp_path):
+    # Notebook cells share the fix machinery (jaxlint.notebook._fix_to_cells).
+    cells = ["import time\nimport jax.numpy as jnp\nfrom jax import jit\n",
+             "%%time\nf = jit(lambda v: v * 2)\nx = jnp.ones(3)\nf(x)\nt0 = time.perf_counter()\ny = f(x)\n"
+             "print(time.perf_counter() - t0)\n"]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                    for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "timed.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    (f,) = lint_notebook(str(path), Settings()).findings
+    assert (f.cell, f.line, f.code, f.fix) == (2, 7, "JAX601", None)
+
+
+def test_add_noqa_in_a_cell_script(tmp_path):
+    text = "# %%\n!pip install -q jax\nimport jax\n\n# %%\n@jax.jit\ndef f(x):\n    return 1 if x else 0\n" \
+           "x = jax.numpy.ones(3)\n%timeit f(x)\n"
+    path = _write(tmp_path, text)
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--add-noqa", str(path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[7].endswith("# noqa: JAX201") and lines[9] == "%timeit f(x)  # noqa: JAX601"
+    assert lines[1] == "!pip install -q jax"
+    assert _found(path)[0] == set()
+
+
+def test_stdin_with_a_py_name_reads_a_cell_script(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--output-format", "json",
+                           "--stdin-filename", "experiment.py", "-"],
+                          input=EXPERIMENT, capture_output=True, text=True, cwd=ROOT)
+    items = json.loads(proc.stdout)
+    assert {(i["location"]["row"], i["code"]) for i in items} == expected_findings(EXPERIMENT)
+
+
+def test_ipython_runs_each_cell():
+    # Each code cell, as the script's reader cuts it, is a cell IPython itself accepts.
+    import ast
+
+    interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
+    shell = interactiveshell.InteractiveShell.instance()
+    cells = script_cells(EXPERIMENT)
+    assert [c.first_line for c in cells] == [2, 21, 32, 35, 38]  # no markdown, no %%bash cell
+    for cell in cells:
+        ast.parse(shell.transform_cell(cell.source.rstrip("\n") + "\n"))
