@@ -16,6 +16,7 @@ import libcst as cst
 from jaxlint import noqa
 from jaxlint.config import Settings
 from jaxlint.engine import FileModel
+from jaxlint.engine.model import CellStarts
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, Rule, all_rules
 from jaxlint.source import (MAX_FILE_BYTES, PieceCache, content_digest, parse_source_and_tree, read_bytes,
@@ -67,10 +68,10 @@ def lint_python(text: str, path: str, settings: Settings, codes: Optional[frozen
 
 def lint_text(text: str, path: str, settings: Settings,
               codes: Optional[frozenset[str]] = None, apply_noqa: bool = True,
-              pieces: Optional[PieceCache] = None, cells: bool = False) -> FileResult:
+              pieces: Optional[PieceCache] = None, cells: CellStarts = None) -> FileResult:
     """`apply_noqa=False` leaves line `# noqa` to the caller (flake8 applies it itself).
     `cells`: `text` is the code cells of a notebook or a cell script, run in order by an
-    IPython kernel (`FileModel.cells`); a path ending in .ipynb says so too.
+    IPython kernel: the first line of each cell (`FileModel.cell_starts`).
 
     `pieces` keeps parsed top-level statements from one call to the next (the language
     server's): only the statements that changed are parsed again; the findings are the same.
@@ -97,7 +98,7 @@ def lint_text(text: str, path: str, settings: Settings,
 
 
 def _lint_text_here(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]],
-                    apply_noqa: bool, pieces: Optional[PieceCache], cells: bool = False) -> FileResult:
+                    apply_noqa: bool, pieces: Optional[PieceCache], cells: CellStarts = None) -> FileResult:
     # A parse and a model make millions of objects and few cycles: Python's cyclic
     # collector, run again and again as they pile up, costs a third of the time.
     enabled = gc.isenabled()
@@ -111,7 +112,7 @@ def _lint_text_here(text: str, path: str, settings: Settings, codes: Optional[fr
 
 def _lint_text(text: str, path: str, settings: Settings,
                codes: Optional[frozenset[str]], apply_noqa: bool,
-               pieces: Optional[PieceCache] = None, cells: bool = False) -> FileResult:
+               pieces: Optional[PieceCache] = None, cells: CellStarts = None) -> FileResult:
     if not needs_analysis(text, settings):
         return FileResult(path)
     if pieces is None:
@@ -128,7 +129,7 @@ def needs_analysis(text: str, settings: Settings) -> bool:
 
 def analyse_text(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
                  apply_noqa: bool = True, pieces: Optional[PieceCache] = None,
-                 document_line=None, on_model=None, vetted=None, cells: bool = False) -> FileResult:
+                 document_line=None, on_model=None, vetted=None, cells: CellStarts = None) -> FileResult:
     """Parse, model and rules on `text`, with no pre-filter, in this process (the caller
     disables the cyclic collector, as `_lint_text_here` does). `document_line` maps the
     lines of `text` to those of the document it was cut from, for the lines messages name;

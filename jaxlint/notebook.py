@@ -29,9 +29,10 @@ are linted.
 A cell script (the percent format of VS Code, Spyder, PyCharm and jupytext: a .py
 file with `# %%` or `#%%` marker lines) is run cell by cell by the same kernels, so
 it is read the same way (`script_cells`): the lines between two markers are a cell
-(the lines before the first marker too), `# %% [markdown]` and `[raw]` cells are left
-out, and findings keep the file's own lines (no cell number). A file without a
-marker line is a plain module, where a magic is a SyntaxError.
+(the lines before the first marker too), a `# %% [markdown]` or `[raw]` cell is linted
+only when it parses (code under a misplaced marker; prose is left out silently), and
+findings keep the file's own lines (no cell number). A file without a marker line is
+a plain module, where a magic is a SyntaxError.
 """
 
 from __future__ import annotations
@@ -97,6 +98,10 @@ class CellCode:
     offsets: list[int]  # per line: columns removed from the start of the line
     executed: bool = True  # False when its `execution_count` is null: the cell never ran
     first_line: Optional[int] = None  # a cell script's cell: the file line of its first line
+    # A cell script's markdown or raw cell: no kernel runs it, but code may sit under such a
+    # marker (a license header's `# %% [markdown]` above a whole module), so it is linted
+    # when it parses, and left out silently when it does not (prose).
+    text: bool = False
 
 
 @dataclass
@@ -239,9 +244,9 @@ _TEXT_CELL = re.compile(r"\[\s*(markdown|md|raw)\s*\]", re.I)
 
 
 def script_cells(text: str) -> Optional[list[CellCode]]:
-    """The code cells of a cell script, or None when `text` has no cell marker line
-    (a plain module). Each cell is read as a notebook's code cell (`_cell_python`);
-    a cell that runs no Python (`%%bash`) and the markdown cells are left out."""
+    """The cells of a cell script, or None when `text` has no cell marker line (a plain
+    module). Each cell is read as a notebook's code cell (`_cell_python`); a cell that
+    runs no Python (`%%bash`) is left out."""
     if "%%" not in text:
         return None
     lines = source_lines(text)
@@ -252,8 +257,7 @@ def script_cells(text: str) -> Optional[list[CellCode]]:
     starts = ([0] if marks[0] > 0 else []) + [m + 1 for m in marks]
     for number, start in enumerate(starts, 1):
         end = next((m for m in marks if m >= start), len(lines))
-        if start > 0 and _TEXT_CELL.search(_CELL_MARKER.fullmatch(lines[start - 1]).group("rest")):
-            continue
+        text_cell = start > 0 and bool(_TEXT_CELL.search(_CELL_MARKER.fullmatch(lines[start - 1]).group("rest")))
         body = lines[start:end]
         # The blank lines before the next marker separate cells; an editor runs the cell
         # without them (and IPython's one-line automagic depends on it).
@@ -266,7 +270,7 @@ def script_cells(text: str) -> Optional[list[CellCode]]:
         python, offsets = converted
         blank = len(body) - n
         out.append(CellCode(number, "".join(line + "\n" for line in body), python + [""] * blank,
-                            offsets + [0] * blank, first_line=start + 1))
+                            offsets + [0] * blank, first_line=start + 1, text=text_cell))
     return out
 
 
@@ -458,9 +462,12 @@ def _lint_cells(result, cells: list[CellCode], settings: Settings, ran: bool,
     # Per module line: (cell, line, offset, edit limit); a cell script's cell is None and
     # its line the file's.
     where: list[Where] = []
+    starts: list[int] = []  # the module line each cell starts on
     for cell in cells:
         err = _parses(cell.python)
         if err is not None:
+            if cell.text:
+                continue  # a markdown cell's prose
             if _parses_with_top_level_await(cell.python):
                 continue  # IPython's autoawait: valid in a notebook, not analysable as a module
             if not cell.executed and ran and _note_line(cell.python, err.lineno):
@@ -477,13 +484,15 @@ def _lint_cells(result, cells: list[CellCode], settings: Settings, ran: bool,
                 line=line, col=err.offset or None, code="E999", cell=cell.number))
             continue
         script = cell.first_line is not None
+        starts.append(len(lines) + 1)
         for i, (text, (offset, limit)) in enumerate(zip(cell.python, _edit_limits(cell)), 1):
             lines.append(text)
             where.append((None, cell.first_line + i - 1, offset, limit) if script
                          else (cell.number, i, offset, limit))
     if not lines:
         return result
-    module = lint_text("\n".join(lines) + "\n", path, settings, codes=codes, apply_noqa=apply_noqa, cells=True)
+    module = lint_text("\n".join(lines) + "\n", path, settings, codes=codes, apply_noqa=apply_noqa,
+                       cells=tuple(starts))
     result.diagnostics.extend(module.diagnostics)
     result.findings = [_to_cell(f, where) for f in module.findings]
     result.findings.sort(key=lambda f: f.sort_key)

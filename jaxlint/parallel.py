@@ -26,6 +26,7 @@ import re
 from typing import Optional
 
 from jaxlint.config import Settings
+from jaxlint.engine.model import CellStarts
 from jaxlint.finding import FileResult
 
 #: Files with fewer lines are analysed whole: the split costs a fork and a walk of
@@ -39,7 +40,7 @@ _BREAK = re.compile(r"(?:\r\n|\r|\n)\Z")
 
 
 def analyse_on_two_cores(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]],
-                         apply_noqa: bool, cells: bool = False) -> FileResult:
+                         apply_noqa: bool, cells: CellStarts = None) -> FileResult:
     """`linter.analyse_text(text, ...)`: in two halves on two cores where it pays, else whole."""
     from jaxlint import source
     from jaxlint.linter import analyse_text
@@ -142,7 +143,7 @@ def _blank(line: str) -> str:
     return m.group() if m else ""
 
 
-def _analyse_half(half: _Half, path: str, settings: Settings, codes, apply_noqa: bool, cells: bool = False):
+def _analyse_half(half: _Half, path: str, settings: Settings, codes, apply_noqa: bool, cells: CellStarts = None):
     """(the findings of the half's own statements, its diagnostics, its walk's events)."""
     from jaxlint.linter import analyse_text
 
@@ -153,7 +154,7 @@ def _analyse_half(half: _Half, path: str, settings: Settings, codes, apply_noqa:
 
 
 def _analyse_halves(halves: tuple[_Half, _Half], path: str, settings: Settings, codes,
-                    apply_noqa: bool, cells: bool = False) -> Optional[FileResult]:
+                    apply_noqa: bool, cells: CellStarts = None) -> Optional[FileResult]:
     """The whole file's result, from its two halves; None where it must be analysed whole."""
     from jaxlint.engine.order import _MAX_EVENTS
     from jaxlint.processes import Helper

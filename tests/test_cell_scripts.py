@@ -112,6 +112,34 @@ def test_what_makes_a_cell_script(marker, cell):
     assert (script_cells(text) is not None) == cell
 
 
+def test_code_under_a_markdown_marker_is_linted_and_prose_is_not(tmp_path):
+    # A license header written as a markdown cell, with the whole module under it: no
+    # kernel runs a markdown cell, but the code is a module's code all the same.
+    text = "# %% [markdown]\n# Copyright: the authors.\n\nimport jax\nkey = jax.random.PRNGKey(0)\n" \
+           "a = jax.random.normal(key)\nb = jax.random.normal(key)\nprint(a + b)\n" \
+           "# %% [markdown]\nThe draws above: if they match then the key was reused.\n"
+    found, result = _found(_write(tmp_path, text))
+    assert found == {(7, "JAX501")}
+    assert result.diagnostics == []
+
+
+def test_only_a_cells_last_statement_is_displayed(tmp_path):
+    # IPython shows the value of a cell's last expression: a `.at` update there is seen,
+    # one before it (or in a loop) is dropped.
+    text = "# %%\nimport jax.numpy as jnp\nx = jnp.zeros(3)\nx.at[0].set(1.0)\nx.at[1].set(2.0)\n\n" \
+           "# %%\nx.at[2].set(3.0)\n# %%\nfor i in range(2):\n    x.at[i].set(1.0)\ny = 1; x.at[0].set(5.0)\n"
+    found, _ = _found(_write(tmp_path, text), Settings(select=("JAX302",)))
+    assert found == {(4, "JAX302"), (11, "JAX302")}
+    # The same cells in a notebook.
+    cells = [c.source for c in script_cells(text)]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                    for c in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "updates.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    result = lint_notebook(str(path), Settings(select=("JAX302",)))
+    assert {(f.cell, f.line) for f in result.findings} == {(1, 3), (3, 2)}
+
+
 def test_the_same_cells_as_a_notebook_give_the_same_findings(tmp_path):
     cells = script_cells(EXPERIMENT)
     # As jupytext writes a notebook from it: the blank lines between cells are no cell's.
@@ -230,6 +258,6 @@ def test_ipython_runs_each_cell():
     interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
     shell = interactiveshell.InteractiveShell.instance()
     cells = script_cells(EXPERIMENT)
-    assert [c.first_line for c in cells] == [2, 21, 32, 35, 38]  # no markdown, no %%bash cell
+    assert [c.first_line for c in cells] == [2, 18, 21, 32, 35, 38]  # no %%bash cell
     for cell in cells:
         ast.parse(shell.transform_cell(cell.source.rstrip("\n") + "\n"))
