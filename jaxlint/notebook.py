@@ -250,7 +250,7 @@ def script_cells(text: str) -> Optional[list[CellCode]]:
     if "%%" not in text:
         return None
     lines = source_lines(text)
-    marks = [i for i, line in enumerate(lines) if _CELL_MARKER.fullmatch(line)]
+    marks = _marker_lines(text, lines)
     if not marks:
         return None
     out = []
@@ -272,6 +272,27 @@ def script_cells(text: str) -> Optional[list[CellCode]]:
         out.append(CellCode(number, "".join(line + "\n" for line in body), python + [""] * blank,
                             offsets + [0] * blank, first_line=start + 1, text=text_cell))
     return out
+
+
+def _marker_lines(text: str, lines: list[str]) -> list[int]:
+    """The 0-based lines that are cell markers: comment lines that match, not lines of a
+    string (code kept in a docstring, markers and all). Python's tokenizer says which is
+    which up to where it stops (IPython syntax, or code that does not parse, may stop it);
+    past that, a line that matches is a marker."""
+    found = [i for i, line in enumerate(lines) if _CELL_MARKER.fullmatch(line)]
+    if not found:
+        return found
+    comments: set[int] = set()
+    reached = len(lines)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT and tok.start[1] == 0:
+                comments.add(tok.start[0] - 1)
+    except tokenize.TokenError as exc:  # EOF in a string or brackets: from where it opened
+        reached = exc.args[1][0] - 1 if len(exc.args) > 1 and isinstance(exc.args[1], tuple) else 0
+    except (SyntaxError, ValueError, RecursionError):
+        reached = max(comments, default=-1) + 1
+    return [i for i in found if i in comments or i >= reached]
 
 
 def script_shape(text: str) -> Optional[tuple]:
@@ -585,8 +606,11 @@ def _fix_to_cells(fix: Optional[dict], where: list[Where]) -> Optional[dict]:
             end_cell, end_line, end_offset, _ = where[end_row - 1]
         if end_cell != cell:
             return None
-        edits.append({"content": e["content"], "location": {"row": line, "column": col + offset},
-                      "end_location": {"row": end_line, "column": end_col + end_offset}, "cell": cell})
+        edit = {"content": e["content"], "location": {"row": line, "column": col + offset},
+                "end_location": {"row": end_line, "column": end_col + end_offset}}
+        if cell is not None:  # a cell script's edit is the file's, as a module's is
+            edit["cell"] = cell
+        edits.append(edit)
     return {**fix, "edits": edits}
 
 

@@ -140,6 +140,20 @@ def test_only_a_cells_last_statement_is_displayed(tmp_path):
     assert {(f.cell, f.line) for f in result.findings} == {(1, 3), (3, 2)}
 
 
+def test_a_marker_inside_a_string_is_no_marker(tmp_path):
+    # Code kept in a string, markers and all, is a string: the file is one module.
+    text = "import jax\n\n\"\"\"\n# %% old experiment\ndef f(:\n# %%\n\"\"\"\nx = 1\n"
+    assert script_cells(text) is None
+    _, result = _found(_write(tmp_path, text))
+    assert result.diagnostics == []
+    # A real marker before the string still makes a cell script, of two cells.
+    cells = script_cells("# %%\n" + text)
+    assert [c.first_line for c in cells] == [2]
+    # A cell left with an open string does not hide the markers after it.
+    broken = "# %%\nimport jax\n# %%\ns = \"\"\"never closed\n# %%\nx = 1\n"
+    assert [c.first_line for c in script_cells(broken)] == [2, 4, 6]
+
+
 def test_the_same_cells_as_a_notebook_give_the_same_findings(tmp_path):
     cells = script_cells(EXPERIMENT)
     # As jupytext writes a notebook from it: the blank lines between cells are no cell's.
