@@ -274,6 +274,31 @@ def script_cells(text: str) -> Optional[list[CellCode]]:
     return out
 
 
+def script_source(text: str) -> Optional[tuple[str, list[list[int]]]]:
+    """A cell script as the Python its cells run, line for line (markers kept, as comments;
+    the cells left out blank), and the [first, last] line of each cell that parses: what
+    confirm mode runs, a cell at a time, as for a notebook. None: not a cell script."""
+    cells = script_cells(text)
+    if cells is None:
+        return None
+    lines = _script_frame(text)
+    spans = []
+    for cell in cells:
+        if _parses(cell.python) is not None:
+            continue
+        lines[cell.first_line - 1:cell.first_line - 1 + len(cell.python)] = cell.python
+        spans.append([cell.first_line, cell.first_line + len(cell.python) - 1])
+    return "\n".join(lines) + "\n", spans
+
+
+def _script_frame(text: str) -> list[str]:
+    """A cell script's lines with its markers kept and every other line blank: where its
+    cells' Python is written, line for line."""
+    lines = source_lines(text)
+    marks = set(_marker_lines(text, lines))
+    return [line if i in marks else "" for i, line in enumerate(lines)]
+
+
 def _marker_lines(text: str, lines: list[str]) -> list[int]:
     """The 0-based lines that are cell markers: comment lines that match, not lines of a
     string (code kept in a docstring, markers and all). Python's tokenizer says which is
@@ -467,11 +492,16 @@ def lint_cell_script(path: str, text: str, settings: Settings, cells: Optional[l
     from jaxlint.linter import FileResult
 
     cells = script_cells(text) if cells is None else cells
-    return _lint_cells(FileResult(path), cells or [], settings, ran=False, codes=codes, apply_noqa=apply_noqa)
+    return _lint_cells(FileResult(path), cells or [], settings, ran=False, codes=codes, apply_noqa=apply_noqa,
+                       frame=_script_frame(text))
 
 
 def _lint_cells(result, cells: list[CellCode], settings: Settings, ran: bool,
-                codes: Optional[frozenset[str]] = None, apply_noqa: bool = True):
+                codes: Optional[frozenset[str]] = None, apply_noqa: bool = True,
+                frame: Optional[list[str]] = None):
+    """`frame`: a cell script's lines, its markers kept and the rest blank (`_script_frame`):
+    the module keeps the file's lines, so that every line a finding, a message or its
+    confirm details name is the file's, and confirm runs the same text (`script_source`)."""
     from jaxlint.linter import lint_text, needs_analysis
 
     path = result.path
@@ -505,6 +535,12 @@ def _lint_cells(result, cells: list[CellCode], settings: Settings, ran: bool,
                 line=line, col=err.offset or None, code="E999", cell=cell.number))
             continue
         script = cell.first_line is not None
+        if frame is not None:
+            # What lies between two cells (a marker, a cell left out) stands as in the frame;
+            # nothing edits it, and nothing goes before a cell left out.
+            for n in range(len(lines), cell.first_line - 1):
+                lines.append(frame[n])
+                where.append((None, n + 1, 0, 0 if frame[n] else -1))
         starts.append(len(lines) + 1)
         for i, (text, (offset, limit)) in enumerate(zip(cell.python, _edit_limits(cell)), 1):
             lines.append(text)

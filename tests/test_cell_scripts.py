@@ -213,22 +213,26 @@ def test_fix_rewrites_python_and_never_a_magic(tmp_path):
 
 def test_a_fix_that_would_touch_a_magic_is_dropped(tmp_path):
     # The timing fix wraps the work in `jax.block_until_ready`, and `jax` must be imported:
-    # the import would go right after the imports, which is the `%%time` line of the next
-    # cell, where it would turn the cell magic into a line of the cell (IPython reads a
+    # the import goes before the first statement that is not an import, here the `%%time`
+    # line, where it would turn the cell magic into a line of the cell (IPython reads a
     # cell magic on a cell's first line only). The fix is dropped, the finding kept.
-    text = "# %%\nimport time\nimport jax.numpy as jnp\nfrom jax import jit\n# %%\n%%time\n" \
-           "f = jit(lambda v: v * 2)\nx = jnp.ones(3)\nf(x)\nt0 = time.perf_counter()\ny = f(x)\n" \
-           "print(time.perf_counter() - t0)\n"
+    timed = "import time\nimport jax.numpy as jnp\nfrom jax import jit\nf = jit(lambda v: v * 2)\n" \
+            "x = jnp.ones(3)\nf(x)\nt0 = time.perf_counter()\ny = f(x)\nprint(time.perf_counter() - t0)\n"
+    text = "%%time\n" + timed + "# %%\nprint(y)\n"
     path = _write(tmp_path, text)
     found, result = _found(path)
-    assert found == {(12, "JAX601")}
+    assert found == {(10, "JAX601")}
     assert result.findings[0].fix is None
     assert not fix_file(str(path), Settings(), unsafe=True).changed
-    # With `jax` imported, the fix edits only the statement, and applies.
-    path = _write(tmp_path, text.replace("import time\n", "import time\nimport jax\n"))
+    # With the imports in a cell of their own, the import goes at the end of that cell,
+    # before the next marker, and the fix applies: `%%time` stays its cell's first line.
+    head, tail = timed.split("f = jit", 1)
+    path = _write(tmp_path, "# %%\n" + head + "# %%\n%%time\nf = jit" + tail)
     fixed = fix_file(str(path), Settings(), unsafe=True)
-    assert fixed.applied["JAX601"] == 1 and "y = jax.block_until_ready(f(x))" in fixed.new
-    assert fixed.new.splitlines()[6] == "%%time"
+    assert fixed.applied["JAX601"] == 1
+    assert fixed.new.splitlines()[4:7] == ["import jax", "# %%", "%%time"]
+    assert "y = jax.block_until_ready(f(x))" in fixed.new
+    assert lint_file(str(path), Settings()).diagnostics == []
 
 
 def test_the_same_fix_in_a_notebook_is_dropped_too(tmp_path):
@@ -275,3 +279,23 @@ def test_ipython_runs_each_cell():
     assert [c.first_line for c in cells] == [2, 18, 21, 32, 35, 38]  # no %%bash cell
     for cell in cells:
         ast.parse(shell.transform_cell(cell.source.rstrip("\n") + "\n"))
+
+
+def test_confirm_runs_the_cells_python(tmp_path):
+    # Confirm mode runs a cell script as a kernel does: the cells' Python at the file's lines
+    # (the magics skipped), a cell at a time, as `__main__`, so the `if __name__` cell's key
+    # is the one the next cell reuses, and the jitted `if` raises at its own line.
+    pytest.importorskip("jax")
+    from jaxlint.confirm import confirm_findings
+
+    text = "# %%\n%load_ext autoreload\nimport jax\n!nvidia-smi\n\nif __name__ == \"__main__\":\n" \
+           "    key = jax.random.key(0)\n\n# %%\ndef noise():\n    a = jax.random.normal(key, (3,))\n" \
+           "    b = jax.random.normal(key, (3,))\n    return a + b\n\n\nnoise()\n\n# %%\n@jax.jit\n" \
+           "def f(x):\n    return 1 if x.sum() > 0 else 0\n\n\nf(jax.numpy.ones(3))\n"
+    path = _write(tmp_path, text)
+    found = sorted(lint_file(str(path), Settings()).findings, key=lambda f: f.line)
+    assert [(f.line, f.code) for f in found] == [(12, "JAX501"), (21, "JAX201")]
+    out, _ = confirm_findings(found, device="cpu", timeout=60.0)
+    draws, branch = (f.verdict for f in out)
+    assert draws["verdict"] == "confirmed" and "identical values" in draws["summary"], draws
+    assert branch["verdict"] == "confirmed" and "line 21" in branch["summary"], branch
