@@ -138,7 +138,8 @@ def run_add_noqa(findings: list[Finding], diagnostics: list[Diagnostic]) -> int:
                 if isinstance(read, Diagnostic):
                     raise OSError(read.message)
                 text, encoding, bom = read
-                new, n = add_noqa(text, {line: codes for (_, line), codes in lines.items()})
+                new, n = add_noqa(text, {line: codes for (_, line), codes in lines.items()},
+                                  parses=_script_parses(text))
                 if n:
                     write_atomic(path, _encode(new, encoding, bom))
         except (OSError, ValueError, SyntaxError) as exc:
@@ -175,6 +176,16 @@ def _add_noqa_notebook(path: str, lines: dict) -> int:
     if total:
         write_atomic(path, _notebook_bytes(nb, _indent_of(raw), raw.isascii()))
     return total
+
+
+def _script_parses(text: str):
+    """The check a `# noqa` comment must pass in `text`: Python parses the file; in a cell
+    script, every cell parses as before and its magic lines are as they were."""
+    from jaxlint import notebook
+    from jaxlint.fixes.noqa import _python_parses
+
+    shape = notebook.script_shape(text)
+    return _python_parses if shape is None else (lambda new: notebook.script_shape(new) == shape)
 
 
 def _cell_parses(text: str) -> bool:

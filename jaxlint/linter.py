@@ -16,6 +16,7 @@ import libcst as cst
 from jaxlint import noqa
 from jaxlint.config import Settings
 from jaxlint.engine import FileModel
+from jaxlint.engine.model import CellStarts
 from jaxlint.finding import Diagnostic, FileResult, Finding
 from jaxlint.rules import Report, Rule, all_rules
 from jaxlint.source import (MAX_FILE_BYTES, PieceCache, content_digest, parse_source_and_tree, read_bytes,
@@ -47,15 +48,30 @@ def lint_file(path: str, settings: Settings, data: Optional[bytes] = None) -> Fi
     if isinstance(text, Diagnostic):
         result = FileResult(path, diagnostics=[text])
     else:
-        result = lint_text(text, path, settings)
+        result = lint_python(text, path, settings)
     result.sha256 = content_digest(data)
     return result
 
 
+def lint_python(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
+                apply_noqa: bool = True) -> FileResult:
+    """A Python file's text: a cell script (`# %%` marker lines) is run cell by cell by an
+    IPython kernel, so its cells are linted as a notebook's are (magics valid), at the
+    file's own lines; any other text is one module (`lint_text`)."""
+    from jaxlint import notebook
+
+    cells = notebook.script_cells(text)
+    if cells is not None:
+        return notebook.lint_cell_script(path, text, settings, cells, codes, apply_noqa)
+    return lint_text(text, path, settings, codes, apply_noqa)
+
+
 def lint_text(text: str, path: str, settings: Settings,
               codes: Optional[frozenset[str]] = None, apply_noqa: bool = True,
-              pieces: Optional[PieceCache] = None) -> FileResult:
+              pieces: Optional[PieceCache] = None, cells: CellStarts = None) -> FileResult:
     """`apply_noqa=False` leaves line `# noqa` to the caller (flake8 applies it itself).
+    `cells`: `text` is the code cells of a notebook or a cell script, run in order by an
+    IPython kernel: the first line of each cell (`FileModel.cell_starts`).
 
     `pieces` keeps parsed top-level statements from one call to the next (the language
     server's): only the statements that changed are parsed again; the findings are the same.
@@ -70,9 +86,9 @@ def lint_text(text: str, path: str, settings: Settings,
     from jaxlint.runner import FILE_TIMEOUT
 
     if pieces is not None:
-        return _lint_text_here(text, path, settings, codes, apply_noqa, pieces)
+        return _lint_text_here(text, path, settings, codes, apply_noqa, pieces, cells)
     try:
-        return processes.isolated(_lint_text_here, text, path, settings, codes, apply_noqa, pieces,
+        return processes.isolated(_lint_text_here, text, path, settings, codes, apply_noqa, pieces, cells,
                                   timeout=FILE_TIMEOUT, memory=settings.memory_limit)
     except processes.IsolationFailed as exc:
         if exc.raised:
@@ -82,13 +98,13 @@ def lint_text(text: str, path: str, settings: Settings,
 
 
 def _lint_text_here(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]],
-                    apply_noqa: bool, pieces: Optional[PieceCache]) -> FileResult:
+                    apply_noqa: bool, pieces: Optional[PieceCache], cells: CellStarts = None) -> FileResult:
     # A parse and a model make millions of objects and few cycles: Python's cyclic
     # collector, run again and again as they pile up, costs a third of the time.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint_text(text, path, settings, codes, apply_noqa, pieces)
+        return _lint_text(text, path, settings, codes, apply_noqa, pieces, cells)
     finally:
         if enabled:
             gc.enable()
@@ -96,14 +112,14 @@ def _lint_text_here(text: str, path: str, settings: Settings, codes: Optional[fr
 
 def _lint_text(text: str, path: str, settings: Settings,
                codes: Optional[frozenset[str]], apply_noqa: bool,
-               pieces: Optional[PieceCache] = None) -> FileResult:
+               pieces: Optional[PieceCache] = None, cells: CellStarts = None) -> FileResult:
     if not needs_analysis(text, settings):
         return FileResult(path)
     if pieces is None:
         from jaxlint.parallel import analyse_on_two_cores
 
-        return analyse_on_two_cores(text, path, settings, codes, apply_noqa)
-    return analyse_text(text, path, settings, codes, apply_noqa, pieces)
+        return analyse_on_two_cores(text, path, settings, codes, apply_noqa, cells)
+    return analyse_text(text, path, settings, codes, apply_noqa, pieces, cells=cells)
 
 
 def needs_analysis(text: str, settings: Settings) -> bool:
@@ -113,12 +129,12 @@ def needs_analysis(text: str, settings: Settings) -> bool:
 
 def analyse_text(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]] = None,
                  apply_noqa: bool = True, pieces: Optional[PieceCache] = None,
-                 document_line=None, on_model=None, vetted=None) -> FileResult:
+                 document_line=None, on_model=None, vetted=None, cells: CellStarts = None) -> FileResult:
     """Parse, model and rules on `text`, with no pre-filter, in this process (the caller
     disables the cyclic collector, as `_lint_text_here` does). `document_line` maps the
     lines of `text` to those of the document it was cut from, for the lines messages name;
     `on_model` is called with the model once the rules ran; `vetted`: `source.vet`'s
-    answer for `text`, when the caller has it."""
+    answer for `text`, when the caller has it; `cells`: as for `lint_text`."""
     result = FileResult(path)
     module, tree = parse_source_and_tree(text, path, pieces, vetted)
     if isinstance(module, Diagnostic):
@@ -127,7 +143,7 @@ def analyse_text(text: str, path: str, settings: Settings, codes: Optional[froze
     if codes is None:
         codes = settings.codes_for(path)
     try:
-        model = FileModel.build(module, path, settings.transforms())
+        model = FileModel.build(module, path, settings.transforms(), cells=cells)
         model.text = text
         model.ast_tree = tree
         model.document_line = document_line

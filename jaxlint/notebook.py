@@ -25,6 +25,14 @@ These follow IPython's own `TransformerManager.transform_cell` and automagic
 prefilter (tests/test_notebooks.py checks examples against it where IPython is installed).
 A cell that still does not parse is skipped with one diagnostic, and the others
 are linted.
+
+A cell script (the percent format of VS Code, Spyder, PyCharm and jupytext: a .py
+file with `# %%` or `#%%` marker lines) is run cell by cell by the same kernels, so
+it is read the same way (`script_cells`): the lines between two markers are a cell
+(the lines before the first marker too), a `# %% [markdown]` or `[raw]` cell is linted
+only when it parses (code under a misplaced marker; prose is left out silently), and
+findings keep the file's own lines (no cell number). A file without a marker line is
+a plain module, where a magic is a SyntaxError.
 """
 
 from __future__ import annotations
@@ -77,6 +85,11 @@ _ASSIGN_MAGIC = re.compile(r"^(?P<lhs>\s*[A-Za-z_][\w.,\s\[\]()*]*?\s*=\s*)(?P<r
 _HELP = re.compile(r"^\s*(\?\??[\w.]+|[\w.]+\?\??)\s*$")
 
 
+# Where a line of the module made of the cells comes from: (cell, line in it, columns
+# removed from its start, how far a fix may edit it: see `_edit_limits`).
+Where = tuple[Optional[int], int, int, Optional[int]]
+
+
 @dataclass
 class CellCode:
     number: int  # 1-based, counting every cell
@@ -84,6 +97,11 @@ class CellCode:
     python: list[str]  # the same number of lines, IPython syntax replaced
     offsets: list[int]  # per line: columns removed from the start of the line
     executed: bool = True  # False when its `execution_count` is null: the cell never ran
+    first_line: Optional[int] = None  # a cell script's cell: the file line of its first line
+    # A cell script's markdown or raw cell: no kernel runs it, but code may sit under such a
+    # marker (a license header's `# %% [markdown]` above a whole module), so it is linted
+    # when it parses, and left out silently when it does not (prose).
+    text: bool = False
 
 
 @dataclass
@@ -216,6 +234,119 @@ def _cell_python(source: str) -> Optional[tuple[list[str], list[int]]]:
         offsets.append(offset + n)
         continued = text is not line and line.rstrip().endswith("\\")
     return out, offsets
+
+
+# The percent format's cell marker, at the start of a line: `# %%`, `#%%`, with an
+# optional title and cell type (`# %% [markdown]`), as VS Code's and Spyder's defaults read it.
+_CELL_MARKER = re.compile(r"#\s*%%(?P<rest>.*)")
+# Cells a kernel never runs (jupytext writes their text as comments).
+_TEXT_CELL = re.compile(r"\[\s*(markdown|md|raw)\s*\]", re.I)
+
+
+def script_cells(text: str) -> Optional[list[CellCode]]:
+    """The cells of a cell script, or None when `text` has no cell marker line (a plain
+    module). Each cell is read as a notebook's code cell (`_cell_python`); a cell that
+    runs no Python (`%%bash`) is left out."""
+    if "%%" not in text:
+        return None
+    lines = source_lines(text)
+    marks = _marker_lines(text, lines)
+    if not marks:
+        return None
+    out = []
+    starts = ([0] if marks[0] > 0 else []) + [m + 1 for m in marks]
+    for number, start in enumerate(starts, 1):
+        end = next((m for m in marks if m >= start), len(lines))
+        text_cell = start > 0 and bool(_TEXT_CELL.search(_CELL_MARKER.fullmatch(lines[start - 1]).group("rest")))
+        body = lines[start:end]
+        # The blank lines before the next marker separate cells; an editor runs the cell
+        # without them (and IPython's one-line automagic depends on it).
+        n = len(body)
+        while n and not body[n - 1].strip():
+            n -= 1
+        converted = _cell_python("".join(line + "\n" for line in body[:n]))
+        if converted is None:
+            continue
+        python, offsets = converted
+        blank = len(body) - n
+        out.append(CellCode(number, "".join(line + "\n" for line in body), python + [""] * blank,
+                            offsets + [0] * blank, first_line=start + 1, text=text_cell))
+    return out
+
+
+def script_source(text: str) -> Optional[tuple[str, list[list[int]]]]:
+    """A cell script as the Python its cells run, line for line (markers kept, as comments;
+    the cells left out blank), and the [first, last] line of each cell that parses: what
+    confirm mode runs, a cell at a time, as for a notebook. None: not a cell script."""
+    cells = script_cells(text)
+    if cells is None:
+        return None
+    lines = _script_frame(text)
+    spans = []
+    for cell in cells:
+        if _parses(cell.python) is not None:
+            continue
+        lines[cell.first_line - 1:cell.first_line - 1 + len(cell.python)] = cell.python
+        spans.append([cell.first_line, cell.first_line + len(cell.python) - 1])
+    return "\n".join(lines) + "\n", spans
+
+
+def _script_frame(text: str) -> list[str]:
+    """A cell script's lines with its markers kept and every other line blank: where its
+    cells' Python is written, line for line."""
+    lines = source_lines(text)
+    marks = set(_marker_lines(text, lines))
+    return [line if i in marks else "" for i, line in enumerate(lines)]
+
+
+def _marker_lines(text: str, lines: list[str]) -> list[int]:
+    """The 0-based lines that are cell markers: comment lines that match, not lines of a
+    string (code kept in a docstring, markers and all). Python's tokenizer says which is
+    which up to where it stops (IPython syntax, or code that does not parse, may stop it);
+    past that, a line that matches is a marker."""
+    found = [i for i, line in enumerate(lines) if _CELL_MARKER.fullmatch(line)]
+    if not found:
+        return found
+    comments: set[int] = set()
+    reached = len(lines)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT and tok.start[1] == 0:
+                comments.add(tok.start[0] - 1)
+    except tokenize.TokenError as exc:  # EOF in a string or brackets: from where it opened
+        reached = exc.args[1][0] - 1 if len(exc.args) > 1 and isinstance(exc.args[1], tuple) else 0
+    except (SyntaxError, ValueError, RecursionError):
+        reached = max(comments, default=-1) + 1
+    return [i for i in found if i in comments or i >= reached]
+
+
+def script_shape(text: str) -> Optional[tuple]:
+    """What a fix must keep of a cell script: each cell's magic lines, as written, and
+    whether it parses (None: not a cell script)."""
+    cells = script_cells(text)
+    if cells is None:
+        return None
+    return tuple((tuple(line for line, (_, limit) in zip(source_lines(cell.source), _edit_limits(cell))
+                        if limit is not None and limit <= 0), _parses(cell.python) is None) for cell in cells)
+
+
+def _edit_limits(cell: CellCode) -> list[tuple[int, Optional[int]]]:
+    """Per line of the cell: (offset, how far a fix may edit it, in the Python line's
+    columns): None, anywhere (Python as written); k > 0, before column k (a `%timeit`
+    line: its statement, not the magic); 0, nowhere, though whole lines may go before it
+    (a line magic or `!` line); -1, nowhere, nothing before it either (a cell magic's
+    first line, the continuation of a `\\` line)."""
+    out = []
+    for source, python, offset in zip(source_lines(cell.source), cell.python, cell.offsets):
+        if python == source[offset:]:
+            out.append((offset, None))
+        elif TIMED_MARKER in python:
+            out.append((offset, python.rindex("  " + TIMED_MARKER) + 1))
+        elif not python.strip() or source.lstrip().startswith("%%"):
+            out.append((offset, -1))
+        else:
+            out.append((offset, 0))
+    return out
 
 
 def _continues(previous: list[str]) -> bool:
@@ -351,30 +482,74 @@ def lint_notebook(path: str, settings: Settings, data: Optional[bytes] = None):
         return result
     if nb.language != "python":
         return result  # an R or Julia notebook: nothing for jaxlint
-    if not needs_analysis("\n".join(line for cell in nb.cells for line in cell.python), settings):
+    return _lint_cells(result, nb.cells, settings, nb.ran)
+
+
+def lint_cell_script(path: str, text: str, settings: Settings, cells: Optional[list[CellCode]] = None,
+                     codes: Optional[frozenset[str]] = None, apply_noqa: bool = True):
+    """A cell script's code cells (`script_cells`), linted together as a notebook's are;
+    findings and diagnostics at the file's own lines and columns."""
+    from jaxlint.linter import FileResult
+
+    cells = script_cells(text) if cells is None else cells
+    return _lint_cells(FileResult(path), cells or [], settings, ran=False, codes=codes, apply_noqa=apply_noqa,
+                       frame=_script_frame(text))
+
+
+def _lint_cells(result, cells: list[CellCode], settings: Settings, ran: bool,
+                codes: Optional[frozenset[str]] = None, apply_noqa: bool = True,
+                frame: Optional[list[str]] = None):
+    """`frame`: a cell script's lines, its markers kept and the rest blank (`_script_frame`):
+    the module keeps the file's lines, so that every line a finding, a message or its
+    confirm details name is the file's, and confirm runs the same text (`script_source`)."""
+    from jaxlint.linter import lint_text, needs_analysis
+
+    path = result.path
+    if not needs_analysis("\n".join(line for cell in cells for line in cell.python), settings):
         # As for a module: a notebook whose code never mentions jax has no findings, and the
         # cells it cannot parse (C or MATLAB listings kept in notes) are not reported either.
         return result
     lines: list[str] = []
-    where: list[tuple[int, int, int]] = []  # per module line: (cell, line in cell, offset)
-    for cell in nb.cells:
+    # Per module line: (cell, line, offset, edit limit); a cell script's cell is None and
+    # its line the file's.
+    where: list[Where] = []
+    starts: list[int] = []  # the module line each cell starts on
+    for cell in cells:
         err = _parses(cell.python)
         if err is not None:
+            if cell.text:
+                continue  # a markdown cell's prose
             if _parses_with_top_level_await(cell.python):
                 continue  # IPython's autoawait: valid in a notebook, not analysable as a module
-            if not cell.executed and nb.ran and _note_line(cell.python, err.lineno):
+            if not cell.executed and ran and _note_line(cell.python, err.lineno):
                 continue  # a note kept in a cell nobody ran (a terminal command, pasted output)
             line = err.lineno or 1
+            if cell.first_line is not None:
+                at = cell.offsets[line - 1] if 0 < line <= len(cell.offsets) else 0
+                result.diagnostics.append(Diagnostic(
+                    path, f"SyntaxError: {err.msg}; cell skipped", line=cell.first_line + line - 1,
+                    col=err.offset + at if err.offset else None, code="E999"))
+                continue
             result.diagnostics.append(Diagnostic(
                 path, f"cell {cell.number}, line {line}: SyntaxError: {err.msg}; cell skipped",
                 line=line, col=err.offset or None, code="E999", cell=cell.number))
             continue
-        for i, text in enumerate(cell.python, 1):
+        script = cell.first_line is not None
+        if frame is not None:
+            # What lies between two cells (a marker, a cell left out) stands as in the frame;
+            # nothing edits it, and nothing goes before a cell left out.
+            for n in range(len(lines), cell.first_line - 1):
+                lines.append(frame[n])
+                where.append((None, n + 1, 0, 0 if frame[n] else -1))
+        starts.append(len(lines) + 1)
+        for i, (text, (offset, limit)) in enumerate(zip(cell.python, _edit_limits(cell)), 1):
             lines.append(text)
-            where.append((cell.number, i, cell.offsets[i - 1]))
+            where.append((None, cell.first_line + i - 1, offset, limit) if script
+                         else (cell.number, i, offset, limit))
     if not lines:
         return result
-    module = lint_text("\n".join(lines) + "\n", path, settings)
+    module = lint_text("\n".join(lines) + "\n", path, settings, codes=codes, apply_noqa=apply_noqa,
+                       cells=tuple(starts))
     result.diagnostics.extend(module.diagnostics)
     result.findings = [_to_cell(f, where) for f in module.findings]
     result.findings.sort(key=lambda f: f.sort_key)
@@ -420,22 +595,22 @@ def _parses_with_top_level_await(lines: list[str]) -> bool:
 _LINE_REF = re.compile(r"\b(?P<prep>(?:on|at|in) )?line (?P<n>\d+)\b")
 
 
-def _message_lines(message: str, cell: int, where: list[tuple[int, int, int]]) -> str:
+def _message_lines(message: str, cell: Optional[int], where: list[Where]) -> str:
     """Rules cite other lines of the module ("drew random numbers on line 37"): cite cells instead."""
     def cite(m: re.Match) -> str:
         n = int(m.group("n"))
         if not 0 < n <= len(where):
             return m.group(0)
-        ref_cell, ref_line, _ = where[n - 1]
+        ref_cell, ref_line, _, _ = where[n - 1]
         if ref_cell == cell:
             return f"{m.group('prep') or ''}line {ref_line}"
         return f"in cell {ref_cell}, line {ref_line}"
     return _LINE_REF.sub(cite, message)
 
 
-def _to_cell(f: Finding, where: list[tuple[int, int, int]]) -> Finding:
-    cell, line, offset = where[f.line - 1]
-    end_cell, end_line, end_offset = where[min(f.end_line, len(where)) - 1]
+def _to_cell(f: Finding, where: list[Where]) -> Finding:
+    cell, line, offset, _ = where[f.line - 1]
+    end_cell, end_line, end_offset, _ = where[min(f.end_line, len(where)) - 1]
     if end_cell != cell:  # cannot happen: a node lies within one cell
         end_line, end_offset = line, offset
     return replace(f, cell=cell, line=line, col=f.col + offset,
@@ -443,9 +618,11 @@ def _to_cell(f: Finding, where: list[tuple[int, int, int]]) -> Finding:
                    message=_message_lines(f.message, cell, where), fix=_fix_to_cells(f.fix, where))
 
 
-def _fix_to_cells(fix: Optional[dict], where: list[tuple[int, int, int]]) -> Optional[dict]:
+def _fix_to_cells(fix: Optional[dict], where: list[Where]) -> Optional[dict]:
     """A fix's edits in cell coordinates: each edit names its cell (an added import may
-    sit in another cell than the finding). An edit that spans cells is dropped with its fix."""
+    sit in another cell than the finding; a cell script's edits name none, their lines
+    are the file's). An edit that spans cells, or touches a magic (see `_edit_limits`),
+    is dropped with its fix: a fix never rewrites IPython syntax."""
     if not fix or not fix.get("edits"):
         return fix
     edits = []
@@ -454,15 +631,32 @@ def _fix_to_cells(fix: Optional[dict], where: list[tuple[int, int, int]]) -> Opt
         end_row, end_col = e["end_location"]["row"], e["end_location"]["column"]
         if not (0 < row <= len(where) and 0 < end_row <= len(where) + 1):
             return None
-        cell, line, offset = where[row - 1]
+        if not _editable(where, row, col, end_row, end_col, e["content"]):
+            return None
+        cell, line, offset, _ = where[row - 1]
         if (row, col) == (end_row, end_col) and col == 1 and e["content"].endswith("\n"):
             offset = 0  # whole lines inserted before this one
         if end_row == len(where) + 1:  # just past the last line: the end of the last cell
             end_cell, end_line, end_offset = where[-1][0], where[-1][1] + 1, 0
         else:
-            end_cell, end_line, end_offset = where[end_row - 1]
+            end_cell, end_line, end_offset, _ = where[end_row - 1]
         if end_cell != cell:
             return None
-        edits.append({"content": e["content"], "location": {"row": line, "column": col + offset},
-                      "end_location": {"row": end_line, "column": end_col + end_offset}, "cell": cell})
+        edit = {"content": e["content"], "location": {"row": line, "column": col + offset},
+                "end_location": {"row": end_line, "column": end_col + end_offset}}
+        if cell is not None:  # a cell script's edit is the file's, as a module's is
+            edit["cell"] = cell
+        edits.append(edit)
     return {**fix, "edits": edits}
+
+
+def _editable(where: list[Where], row: int, col: int, end_row: int, end_col: int, content: str) -> bool:
+    """The edit leaves IPython syntax as it is (see `_edit_limits`): it touches no magic,
+    and on a `%timeit` line it ends within the statement."""
+    if (row, col) == (end_row, end_col) and col == 1 and content.endswith("\n"):
+        return row > len(where) or where[row - 1][3] != -1  # whole lines inserted before this one
+    for r in range(row, min(end_row, len(where)) + 1):
+        limit = where[r - 1][3]
+        if limit is not None and (limit <= 0 or (r == end_row and end_col > limit)):
+            return False
+    return True

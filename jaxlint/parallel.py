@@ -26,6 +26,7 @@ import re
 from typing import Optional
 
 from jaxlint.config import Settings
+from jaxlint.engine.model import CellStarts
 from jaxlint.finding import FileResult
 
 #: Files with fewer lines are analysed whole: the split costs a fork and a walk of
@@ -39,22 +40,22 @@ _BREAK = re.compile(r"(?:\r\n|\r|\n)\Z")
 
 
 def analyse_on_two_cores(text: str, path: str, settings: Settings, codes: Optional[frozenset[str]],
-                         apply_noqa: bool) -> FileResult:
+                         apply_noqa: bool, cells: CellStarts = None) -> FileResult:
     """`linter.analyse_text(text, ...)`: in two halves on two cores where it pays, else whole."""
     from jaxlint import source
     from jaxlint.linter import analyse_text
 
     if text.count("\n") < SPLIT_LINES or not _core_free():
-        return analyse_text(text, path, settings, codes, apply_noqa)
+        return analyse_text(text, path, settings, codes, apply_noqa, cells=cells)
     vetted = source.vet(text, path)
     if not isinstance(vetted, tuple):  # a syntax error: the whole parse says which
-        return analyse_text(text, path, settings, codes, apply_noqa)
+        return analyse_text(text, path, settings, codes, apply_noqa, cells=cells)
     halves = _halves(text, *vetted)
     if halves is None:
-        return analyse_text(text, path, settings, codes, apply_noqa, vetted=vetted)
-    result = _analyse_halves(halves, path, settings, codes, apply_noqa)
+        return analyse_text(text, path, settings, codes, apply_noqa, vetted=vetted, cells=cells)
+    result = _analyse_halves(halves, path, settings, codes, apply_noqa, cells)
     if result is None:
-        return analyse_text(text, path, settings, codes, apply_noqa, vetted=vetted)
+        return analyse_text(text, path, settings, codes, apply_noqa, vetted=vetted, cells=cells)
     return result
 
 
@@ -142,32 +143,32 @@ def _blank(line: str) -> str:
     return m.group() if m else ""
 
 
-def _analyse_half(half: _Half, path: str, settings: Settings, codes, apply_noqa: bool):
+def _analyse_half(half: _Half, path: str, settings: Settings, codes, apply_noqa: bool, cells: CellStarts = None):
     """(the findings of the half's own statements, its diagnostics, its walk's events)."""
     from jaxlint.linter import analyse_text
 
     events = []
-    result = analyse_text(half.text, path, settings, codes, apply_noqa, vetted=(half.code, half.tree),
+    result = analyse_text(half.text, path, settings, codes, apply_noqa, vetted=(half.code, half.tree), cells=cells,
                           on_model=lambda model: events.append(model.program_events))
     return [f for f in result.findings if half.owns(f.line)], result.diagnostics, sum(events)
 
 
 def _analyse_halves(halves: tuple[_Half, _Half], path: str, settings: Settings, codes,
-                    apply_noqa: bool) -> Optional[FileResult]:
+                    apply_noqa: bool, cells: CellStarts = None) -> Optional[FileResult]:
     """The whole file's result, from its two halves; None where it must be analysed whole."""
     from jaxlint.engine.order import _MAX_EVENTS
     from jaxlint.processes import Helper
 
     mine_half, their_half = halves
-    helper = Helper(_analyse_half, their_half, path, settings, codes, apply_noqa)
+    helper = Helper(_analyse_half, their_half, path, settings, codes, apply_noqa, cells)
     try:
-        mine = _analyse_half(mine_half, path, settings, codes, apply_noqa)
+        mine = _analyse_half(mine_half, path, settings, codes, apply_noqa, cells)
     except BaseException:
         helper.cancel()
         raise
     theirs = helper.result(_HELPER_TIMEOUT)
     if theirs is None:  # the helper failed (out of memory, say): its half, here
-        theirs = _analyse_half(their_half, path, settings, codes, apply_noqa)
+        theirs = _analyse_half(their_half, path, settings, codes, apply_noqa, cells)
     (found, diagnostics, events), (found_too, diagnostics_too, events_too) = mine, theirs
     # A diagnostic may be about the file (a rule that failed on it), and the whole
     # walk's events are at most the halves' together: below the limit, neither half

@@ -68,7 +68,7 @@ def lint_source(name: str, data: Union[bytes, str], settings: Settings,
 
     `codes` and `apply_noqa=False` are the flake8 plugin's (flake8 selects and applies
     noqa itself). `sources` receives the decoded text."""
-    from jaxlint.linter import lint_file, lint_text, mentions_jax
+    from jaxlint.linter import lint_file, lint_python, mentions_jax
     from jaxlint.source import read_source
 
     if name.endswith(".ipynb"):
@@ -82,7 +82,7 @@ def lint_source(name: str, data: Union[bytes, str], settings: Settings,
         sources[name] = text
     if not mentions_jax(text, {n.split(".")[0] for n, _ in settings.extend_transforms}):
         return FileResult(name)  # nothing to parse: no child needed
-    return _isolated(name, lint_text, text, name, settings, codes, apply_noqa, memory=settings.memory_limit)
+    return _isolated(name, lint_python, text, name, settings, codes, apply_noqa, memory=settings.memory_limit)
 
 
 def _warm() -> None:

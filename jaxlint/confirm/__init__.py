@@ -89,6 +89,10 @@ def _job(path: str, findings: list[Finding], text: Optional[str]):
         job["source"] = text
         job["cells"] = sources.cell_spans(where)
         run_findings = [sources.to_module_lines(f, where) for f in findings]
+    elif (script := sources.cell_script(path, text)) is not None:
+        # A cell script: its cells' Python at the file's lines, run a cell at a time.
+        text, job["cells"] = script
+        job["source"] = text
     elif text is not None:
         job["source"] = text
     root, modname = _package(path)

@@ -17,7 +17,7 @@ from typing import Any, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jaxlint import jax_api
+from jaxlint import jax_api, notebook
 from jaxlint.engine import FileModel
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.live_branches import constant_parameter
@@ -89,7 +89,7 @@ def _file_plans(path: str, findings, text: Optional[str]) -> dict[int, dict[str,
         return {}
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     planner = _Planner(model, positions)
-    if path.endswith(".ipynb"):
+    if path.endswith(".ipynb") or notebook.script_cells(text) is not None:
         planner._main = []  # a kernel runs its cells as `__main__`: those blocks ran already
     return {i: planner.plan(f) for i, f in enumerate(findings)}
 

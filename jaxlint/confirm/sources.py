@@ -1,8 +1,10 @@
-"""The code confirm mode runs for a file that is not a plain module: a notebook's code cells.
+"""The code confirm mode runs for a file that is not a plain module: a notebook's code cells,
+or a cell script's.
 
 The cells are joined in order into one module, the way jaxlint.notebook lints them (IPython
 magics and shell lines become placeholders of the same line count). Findings carry cell lines;
-the worker runs module lines; verdicts cite cells again.
+the worker runs module lines; verdicts cite cells again. A cell script's Python keeps the
+file's lines (`notebook.script_source`), so its findings and verdicts need no mapping.
 """
 
 from __future__ import annotations
@@ -35,6 +37,18 @@ def notebook_module(path: str, data: Optional[str] = None) -> tuple[str, Where]:
             lines.append(text)
             where.append((cell.number, i))
     return "\n".join(lines) + "\n", where
+
+
+def cell_script(path: str, text: Optional[str] = None) -> Optional[tuple[str, list[list[int]]]]:
+    """A cell script's Python at the file's lines and its cells' line spans (from `text`,
+    the file as an editor or stdin holds it, when given), or None: not a cell script."""
+    if text is None:
+        from jaxlint.source import read_source
+
+        text = read_source(path)
+        if not isinstance(text, str):
+            return None
+    return notebook.script_source(text)
 
 
 def cell_spans(where: Where) -> list[list[int]]:

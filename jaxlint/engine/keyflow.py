@@ -799,7 +799,7 @@ def _numbers_unread(model: FileModel, use: KeyUse) -> bool:
     if not (isinstance(parent, cst.Assign) and parent.value is node):
         return False
     scope = model.scope_of(use.call)
-    if scope.kind == "module" and not model.path.endswith(".ipynb"):
+    if scope.kind == "module" and not model.cells:
         return False
     names = []
     for target in parent.targets:
@@ -1508,14 +1508,14 @@ def _names_only(target: cst.BaseExpression) -> bool:
 def _only_timed(model: FileModel, small: cst.BaseSmallStatement) -> bool:
     """A statement run only to be timed, whose values nothing sees: a `%timeit` line
     (IPython runs it in a function of its own, so even its assignments are dropped), or
-    a discarded `f(x).block_until_ready()` / `jax.block_until_ready(f(x))` (except at a
-    notebook's top level, where a cell's last one is displayed)."""
+    a discarded `f(x).block_until_ready()` / `jax.block_until_ready(f(x))` (except as a
+    notebook cell's last statement, which is displayed)."""
     line = model.parent(small)
     comment = getattr(getattr(line, "trailing_whitespace", None), "comment", None)
     if comment is not None and comment.value.endswith(TIMED_MARKER + "timeit"):
         return True
     if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)) \
-            or (isinstance(model.parent(line), cst.Module) and model.path.endswith(".ipynb")):
+            or model.shown_by_cell(small):
         return False
     func = small.value.func
     return (isinstance(func, cst.Attribute) and func.attr.value == "block_until_ready" and not small.value.args) \

@@ -21,6 +21,9 @@ from jaxlint.engine.functions import ClassInfo, FunctionInfo, build_function_inf
 from jaxlint.engine.scopes import Binding, BindingKind, Scope, ScopeKind, dotted_name, target_names
 from jaxlint.engine.values import UNKNOWN, Value
 
+# The first line of each code cell, when a module is a notebook's or cell script's cells.
+CellStarts = Optional[tuple[int, ...]]
+
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _LOOPS = (cst.For, cst.While)
 
@@ -118,9 +121,15 @@ def walk(node: cst.CSTNode, prune: tuple = ()) -> Iterator[cst.CSTNode]:
 
 class FileModel:
     def __init__(self, module: cst.Module, path: str = "<string>",
-                 extra_transforms: Optional[dict] = None):
+                 extra_transforms: Optional[dict] = None, cells: CellStarts = None):
         self.module = module
         self.path = path
+        # The module is the code cells of a notebook or a cell script, which an IPython
+        # kernel runs in order: a cell shows its last expression's value, and its globals
+        # are read by later cells, not imported by other modules.
+        self.cells = cells is not None or path.endswith(".ipynb")
+        # The first line of each cell, where the caller knows them.
+        self.cell_starts = cells
         self.extra_transforms = extra_transforms or {}
         self.module_scope = Scope(ScopeKind.MODULE, None)
         self.functions: list[FunctionInfo] = []
@@ -159,10 +168,10 @@ class FileModel:
     # ------------------------------------------------------------------ build
     @classmethod
     def build(cls, module: cst.Module, path: str = "<string>",
-              extra_transforms: Optional[dict] = None) -> "FileModel":
+              extra_transforms: Optional[dict] = None, cells: CellStarts = None) -> "FileModel":
         from jaxlint.engine import classes, evaluate, tracing
 
-        model = cls(module, path, extra_transforms)
+        model = cls(module, path, extra_transforms, cells)
         model._walk_module()
         classes.read_classes(model)
         tracing.find_traced_functions(model)
@@ -885,6 +894,27 @@ class FileModel:
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
+
+    def shown_by_cell(self, small: cst.BaseSmallStatement) -> bool:
+        """Whether `small` is the last statement of a notebook's or cell script's cell, at
+        its top level: IPython shows the value of a cell's last expression (its default
+        `ast_node_interactivity`), so that value is not dropped. Where the cells' lines are
+        not known (a notebook read by another caller), any top-level statement may be."""
+        line = self.parent(small)
+        if not self.cells or not isinstance(line, cst.SimpleStatementLine) \
+                or not isinstance(self.parent(line), cst.Module) or line.body[-1] is not small:
+            return False
+        if self.cell_starts is None:
+            return True
+        body = self.module.body
+        at = body.index(line)
+        if at + 1 == len(body):
+            return True
+
+        def cell(node: cst.CSTNode) -> int:
+            return bisect.bisect_right(self.cell_starts, self.positions[node].start.line)
+
+        return cell(body[at + 1]) != cell(line)
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         cur = self.parents.get(node)

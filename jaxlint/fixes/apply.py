@@ -100,30 +100,37 @@ def apply_fixes(text: str, fixes: Iterable[Fix]) -> str:
 
 def fix_text(text: str, path: str, settings: Settings, unsafe: bool = False,
              lint=None) -> FixResult:
-    """Fix `text` until no fix applies; the result says what was applied and what is left."""
-    from jaxlint.linter import lint_text
+    """Fix `text` until no fix applies; the result says what was applied and what is left.
 
-    lint = lint or (lambda t: lint_text(t, path, settings))
+    A cell script (`# %%` cells) is linted as cells (`linter.lint_python`) and fixed as a
+    notebook is: around a cell that does not parse, and a fix is kept only when every
+    cell parses as before and its magic lines are as they were."""
+    from jaxlint import notebook
+    from jaxlint.linter import lint_python
+
+    lint = lint or (lambda t: lint_python(t, path, settings))
+    shape = notebook.script_shape(text)
+    check = parses if shape is None else (lambda t: notebook.script_shape(t) == shape)
     applied: collections.Counter = collections.Counter()
     failed: set[str] = set()
     current = text
     result = lint(current)
     for _ in range(MAX_ROUNDS):
-        if any(d.code == "E999" for d in result.diagnostics):
+        if shape is None and any(d.code == "E999" for d in result.diagnostics):
             break
         candidates = [(f, fix) for f, fix in fixes_of(result.findings, unsafe) if _key(f) not in failed]
         chosen_fixes = choose(fix for _, fix in candidates)
         chosen = [(f, fix) for f, fix in candidates if any(fix is c for c in chosen_fixes)]
         if not chosen:
             break
-        new = _try(current, [fix for _, fix in chosen])
+        new = _try(current, [fix for _, fix in chosen], check)
         if new is not None:
             applied.update(f.code for f, _ in chosen)
             current = new
         else:
             progressed = False
             for f, fix in chosen:
-                new = _try(current, [fix])
+                new = _try(current, [fix], check)
                 if new is None:
                     failed.add(_key(f))
                     continue
@@ -179,6 +186,8 @@ def _encode(text: str, encoding: str, bom: bool) -> bytes:
 
 def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = True) -> Union[FixResult, Diagnostic]:
     """Fix one file (a notebook in place); write it only when it changed and `write`."""
+    from jaxlint import notebook
+
     if path.endswith(".ipynb"):
         return fix_notebook(path, settings, unsafe, write)
 
@@ -188,7 +197,9 @@ def fix_file(path: str, settings: Settings, unsafe: bool = False, write: bool = 
     text, encoding, bom = read
     result = fix_text(text, path, settings, unsafe)
     if write and result.changed:
-        if not parses(result.new):  # pragma: no cover - fix_text never returns such text
+        shape = notebook.script_shape(text)
+        intact = parses(result.new) if shape is None else notebook.script_shape(result.new) == shape
+        if not intact:  # pragma: no cover - fix_text never returns such text
             return Diagnostic(path, "fixes produced code that does not parse; file left unchanged")
         write_atomic(path, _encode(result.new, encoding, bom))
     return result

@@ -24,7 +24,6 @@ class DiscardedAtUpdate(Rule):
 
     def check(self) -> Iterator[Report]:
         model = self.model
-        notebook = model.path.endswith(".ipynb")
         for stmt in model.nodes(cst.Expr):
             call = stmt.value
             if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
@@ -39,8 +38,8 @@ class DiscardedAtUpdate(Rule):
             if model.value(array).static:
                 continue  # a Python / NumPy value: not JAX's `.at`
             func = model.function_of(stmt)
-            if notebook and func is None:
-                continue  # a notebook displays a cell's last expression: not dropped
+            if func is None and model.shown_by_cell(stmt):
+                continue  # a cell's last expression is displayed: not dropped
             code = model.module.code_for_node
             name = code(array)
             index = ", ".join(code(el.slice) for el in at.slice)

@@ -83,7 +83,7 @@ class TimingWithoutBlock(Rule):
         for call in calls:
             if model.qualname(call.func) in TIMEIT_FUNCTIONS and model.traced_function_of(call) is None:
                 yield from self._timeit(call, calls)
-        if model.path.endswith(".ipynb"):
+        if model.cells:
             yield from self._timed_magics(calls)
 
     def _scalars_after_wait(self, work: cst.Call, region: list[cst.Call]) -> bool:

@@ -2,7 +2,8 @@
 
 Nothing here is the server's own analysis. Settings come from the nearest
 pyproject.toml exactly as `jaxlint check` reads them; findings from `lint_text`
-(notebooks: `notebook.lint_notebook`, cells together); fix-all from `fix_text` /
+(notebooks: `notebook.lint_notebook`, cells together; cell scripts: `linter.lint_python`,
+as cells, without the incremental state); fix-all from `fix_text` /
 `fix_notebook`, the code of `--fix`. What is kept between calls is each
 document's `incremental.Document`: its parsed top-level statements and its last
 findings, so that an edit re-analyses only the statements it touched and those linked
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Optional, Union
 
-from jaxlint import processes
+from jaxlint import notebook, processes
 from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.finding import Diagnostic, FileResult
 from jaxlint.incremental import Document
@@ -57,10 +58,14 @@ class Analysis:
             return FileResult(path, diagnostics=[settings])
         if settings.is_excluded(path):
             return FileResult(path)
-        document = self._documents.setdefault(key, Document())
         processes.cap_memory(settings.memory_limit)
         try:
-            return document.lint(text, path, settings)
+            if notebook.script_cells(text) is not None:  # a cell script: its cells, as `jaxlint check` reads them
+                from jaxlint.linter import lint_python
+
+                self._documents.pop(key, None)
+                return lint_python(text, path, settings)
+            return self._documents.setdefault(key, Document()).lint(text, path, settings)
         except MemoryError:
             self._documents.pop(key, None)
             return FileResult(path, diagnostics=[Diagnostic(path, processes.memory_message(settings.memory_limit))])
@@ -83,9 +88,12 @@ class Analysis:
         settings = settings_for(path)
         if isinstance(settings, Diagnostic) or settings.is_excluded(path):
             return None
-        pieces = self._documents.setdefault(key, Document()).pieces
-        result = fix_text(text, path, settings, unsafe=False,
-                          lint=lambda t: lint_text(t, path, settings, pieces=pieces))
+        if notebook.script_cells(text) is not None:
+            result = fix_text(text, path, settings, unsafe=False)  # linted as cells, as `--fix` does
+        else:
+            pieces = self._documents.setdefault(key, Document()).pieces
+            result = fix_text(text, path, settings, unsafe=False,
+                              lint=lambda t: lint_text(t, path, settings, pieces=pieces))
         return result.new if result.changed else None
 
     def fix_all_notebook(self, path: str, cells: Cells) -> dict[int, str]:

@@ -222,7 +222,9 @@ def _code_text(file: str, real: str, name: str) -> Optional[str]:
         if file.endswith(".ipynb"):
             from jaxlint.confirm.sources import notebook_module
             return notebook_module(file)[0]
-        return text
+        from jaxlint.notebook import script_source
+        script = script_source(text)  # a cell script: its cells' Python
+        return text if script is None else script[0]
     except (OSError, UnicodeDecodeError, ValueError):
         return None
 
