@@ -83,6 +83,9 @@ CONFIRMED_FINE: dict = {
                         "purpose: ('JAX502', 10, 10) before two blocks were added above it",
     ("JAX601", 17, 33): "the last round's e_step call is in flight when the clock stops (observed); the fit "
                         "waited for every round before it, so one call is a small part of the time measured",
+    ("JAX101", 6, 8): "the print does run once at trace time on tracers (observed: `init_x` = "
+                      "JitTracer(float32[1,4]), ...), but they are arrays of one fixed number, whose "
+                      "shape and dtype, all the tracer shows, are all they hold: the rule leaves them out",
     ("JAX104", 1, 6): "a jitted data maker called once: its seed is baked in, but it is traced and drawn once",
     ("JAX104", 1, 7): "the same one-call data maker: its draw from the baked-in seed",
     ("JAX502", 2, 16): "a literal seed written in the evaluation function: its draws repeat on every call "
