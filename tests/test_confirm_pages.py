@@ -76,6 +76,9 @@ CONFIRMED_FINE: dict = {
     ("JAX502", 2, 12): "the same permutation, at the call that shuffles the batch (as ('JAX502', 2, 7))",
     ("JAX502", 12, 10): "a test's inputs drawn from one key per variant, compared across the variants on "
                         "purpose: ('JAX502', 10, 10) before two blocks were added above it",
+    ("JAX101", 6, 8): "the print does run once at trace time on tracers (observed: `init_x` = "
+                      "JitTracer(float32[1,4]), ...), but they are arrays of one fixed number, whose "
+                      "shape and dtype, all the tracer shows, are all they hold: the rule leaves them out",
     ("JAX502", 2, 16): "a literal seed written in the evaluation function: its draws repeat on every call "
                        "by design, and the rule leaves such seeds out",
     ("JAX502", 3, 7): "one fixed input per test case: the draws repeat, but no two cases' numbers meet",
