@@ -149,8 +149,18 @@ def _statement_magic(line: str) -> Optional[tuple[str, int]]:
             ast.parse(statement)
     except SyntaxError:
         return None
-    # The marker tells JAX601 that the kernel times this statement (a comment: columns stay).
-    return _indent(line) + statement + f"  {TIMED_MARKER}{m.group(1)}", start - len(_indent(line))
+    # The marker tells JAX601 that the kernel times this statement, and how often (the
+    # magic's name and options: `timeit -n 1 -r 1`); a comment, so columns stay.
+    magic = " ".join([m.group(1)] + line[rest_at:start].split())
+    return _indent(line) + statement + f"  {TIMED_MARKER}{magic}", start - len(_indent(line))
+
+
+def timed_magic(comment: str) -> Optional[list[str]]:
+    """The magic a statement's marker comment names, as words (`["timeit", "-n", "1"]`),
+    or None for a comment that is no marker."""
+    if TIMED_MARKER not in comment:
+        return None
+    return comment.rsplit(TIMED_MARKER, 1)[1].split() or None
 
 
 def _python_line(line: str, automagic: bool = False) -> tuple[str, int]:

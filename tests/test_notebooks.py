@@ -139,6 +139,24 @@ def test_time_magic_on_the_first_call_of_a_fresh_jit(tmp_path):
     assert {(cell, code) for cell, _, code in found} == {(6, "JAX601"), (9, "JAX601")}
 
 
+def test_timeit_run_once_on_the_first_call_of_a_fresh_jit(tmp_path):
+    # `%timeit -n 1 -r 1` (or `-n1 -r1`) runs its statement once, like `%time`: on the first
+    # call of a fresh jit it holds the compile. `-n 1` alone runs seven rounds, six of them
+    # warm, and a later warm call is timed as dispatch only.
+    path = _notebook(
+        tmp_path,
+        "import jax\nimport jax.numpy as jnp\n",
+        "@jax.jit\ndef f(x):\n    return jnp.sin(x) @ x\n\n@jax.jit\ndef g(x):\n    return jnp.cos(x) @ x\n"
+        "x = jnp.ones((100, 100))\n",
+        "%timeit -n 1 -r 1 f(x)\n",
+        "%timeit -n1 -r1 jax.jit(lambda v: v @ v)(x)\n",
+        "%timeit -n 1 f(x)\n",
+        "%timeit -n 1 g(x)\n",
+    )
+    found, result = _found(path)
+    assert {(cell, code) for cell, _, code in found} == {(5, "JAX601"), (6, "JAX601")}
+
+
 def test_noqa_works_in_cells(tmp_path):
     path = _notebook(tmp_path, "import jax\n",
                      "@jax.jit\ndef f(x):\n    return 1 if x else 0  # noqa: JAX201\n",

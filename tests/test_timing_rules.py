@@ -510,3 +510,64 @@ def test_a_callee_that_waits_makes_its_call_wait(lint):
         print(time.time() - t0)
     """
     assert findings(lint, code) == [(33, "JAX601")]
+
+
+def test_a_new_static_value_compiles_a_new_program(lint):
+    # jit caches its program on the function and the static values: a fresh
+    # `jax.jit(g, static_argnums=...)`, or the same jitted function, called with a static
+    # value no earlier call passed compiles, synchronously; with an earlier one it is warm.
+    code = """
+        import time
+        import jax
+        import jax.numpy as jnp
+
+        def solve(u, steps):
+            for _ in range(steps):
+                u = jnp.sin(u) @ u
+            return u
+
+        @jax.jit
+        def other(u):
+            return u * 2
+
+        solve_jit = jax.jit(solve, static_argnums=(1,))
+        u0 = jnp.ones((10, 10))
+        N = 10
+        solve_jit(u0, N).block_until_ready()
+        t0 = time.perf_counter()
+        u = jax.jit(solve, static_argnums=(1,))(u0, N * 2)
+        t1 = time.perf_counter()
+        u = jax.jit(solve, static_argnums=(1,))(u0, N)
+        t2 = time.perf_counter()
+        u = solve_jit(u0, 30)
+        t3 = time.perf_counter()
+        u = solve_jit(u0, 30)
+        t4 = time.perf_counter()
+        print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+    """
+    assert findings(lint, code) == [(23, "JAX601"), (27, "JAX601")]
+
+
+def test_a_jitted_function_handed_on_may_have_compiled_any_static_value(lint):
+    code = """
+        import time
+        import jax
+        import jax.numpy as jnp
+
+        def solve(u, steps):
+            for _ in range(steps):
+                u = jnp.sin(u) @ u
+            return u
+
+        def warm(fn):
+            fn(jnp.ones((10, 10)), 20)
+
+        solve_jit = jax.jit(solve, static_argnums=(1,))
+        solve_jit(jnp.ones((10, 10)), 10)
+        warm(solve_jit)
+        t0 = time.perf_counter()
+        u = jax.jit(solve, static_argnums=(1,))(jnp.ones((10, 10)), 20)
+        t1 = time.perf_counter()
+        print(t1 - t0)
+    """
+    assert findings(lint, code) == [(19, "JAX601")]

@@ -51,7 +51,7 @@ from jaxlint.jax_api import (ABSTRACT_METHODS, ALIGNING_SAMPLERS, CHOOSING_CALLS
                              FINITENESS_CALLS, ARRAY_OWN_METHODS, EQUALITY_ASSERT_METHODS,
                              EQUALITY_CHECKS,
                              TRUTH_REDUCTIONS)
-from jaxlint.notebook import TIMED_MARKER
+from jaxlint.notebook import timed_magic
 
 # A comment where a key is made that says its uses are meant to share it.
 _SHARED = re.compile(r"\bcorrelated\b|\b(shared|same)\b.*\b(across|between|for (all|every|each|both))\b", re.I)
@@ -1512,7 +1512,7 @@ def _only_timed(model: FileModel, small: cst.BaseSmallStatement) -> bool:
     notebook cell's last statement, which is displayed)."""
     line = model.parent(small)
     comment = getattr(getattr(line, "trailing_whitespace", None), "comment", None)
-    if comment is not None and comment.value.endswith(TIMED_MARKER + "timeit"):
+    if comment is not None and (timed_magic(comment.value) or [""])[0] == "timeit":
         return True
     if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)) \
             or model.shown_by_cell(small):

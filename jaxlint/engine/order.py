@@ -818,11 +818,21 @@ def compiles_first(model: FileModel, call: cst.Call) -> bool:
     binding = model.binding_in_effect(func)
     if binding is None or model.function_of(binding.node) is not None:
         return False
-    if _read_between(model, func, binding.order, call, skip=None, eager_ok=False):
-        return False  # called, or handed on, since it was made
-    if binding.function is not None:  # @jax.jit def f
-        return _jit_decorated(binding.function)
     value = getattr(binding.node, "value", None)
+    if binding.function is not None:  # @jax.jit def f
+        signature = _jit_signature(model, binding.function, None)
+    else:
+        signature = _jit_signature(model, None, value) if isinstance(value, cst.Call) else None
+
+    def other_program(read: cst.Name) -> bool:  # `f(x, 10)` before `f(x, 20)`, `n` static
+        parent = model.parent(read)
+        return isinstance(parent, cst.Call) and parent.func is read and model.function_of(read) is None \
+            and _new_static_values(model, call, [parent], signature, signature)
+
+    if _read_between(model, func, binding.order, call, skip=None, eager_ok=False, harmless=other_program):
+        return False  # called, or handed on, since it was made
+    if binding.function is not None:
+        return _jit_decorated(binding.function)
     return isinstance(value, cst.Call) and _caching_transform(model, value) and _fresh_wrapped(model, value, call)
 
 
@@ -845,11 +855,111 @@ def _fresh_wrapped(model: FileModel, wrap: cst.Call, call: cst.Call) -> bool:
         return False
     info = model.resolve_function(wrapped)
     eager_ok = info is None or not _jit_decorated(info)
-    return not _read_between(model, wrapped, -1, call, skip=wrap, eager_ok=eager_ok)
+    signature = _jit_signature(model, None, wrap)
+
+    def other_program(read: cst.Name) -> bool:  # `jf = jax.jit(g, static_argnums=1)`, `jf(x, 10)`
+        arg = model.parent(read)
+        other = model.parent(arg)
+        if not (isinstance(arg, cst.Arg) and isinstance(other, cst.Call) and other.args and other.args[0] is arg
+                and _caching_transform(model, other)):
+            return False
+        runs = _calls_of(model, other, call)
+        return runs is not None and _new_static_values(model, call, runs, signature,
+                                                       _jit_signature(model, None, other))
+
+    return not _read_between(model, wrapped, -1, call, skip=wrap, eager_ok=eager_ok, harmless=other_program)
+
+
+def _jit_signature(model: FileModel, info, wrap: Optional[cst.Call]):
+    """The positional parameters of a jitted function and those its jit makes static:
+    `@partial(jax.jit, static_argnums=(2, 3)) def f` (`info`), or
+    `jax.jit(g, static_argnums=(2, 3))` (`wrap`). None when not known."""
+    from jaxlint.engine.tracing import TransformUse, _kwargs, has_unresolved_static, static_params
+
+    if info is not None:
+        found = [c.static for c in info.contexts.values() if c.via == "decorator" and c.cached]
+        return (info.positional, found[0]) if len(found) == 1 else None
+    transform = TRANSFORMS.get(model.qualname(wrap.func))
+    target = wrap.args[0].value if wrap.args and wrap.args[0].keyword is None else None
+    wrapped = model.resolve_function(target) if isinstance(target, cst.Name) else None
+    if transform is None or wrapped is None:
+        return None
+    use = TransformUse(transform, _kwargs(wrap, transform), wrap)
+    return None if has_unresolved_static(use) else (wrapped.positional, static_params(use, wrapped))
+
+
+def _calls_of(model: FileModel, wrap: cst.Call, before: cst.Call) -> Optional[list[cst.Call]]:
+    """The calls of the jitted function `wrap` makes that run before `before`, at module
+    level: `jax.jit(g)(x)` itself, or each call of the name it is bound to. None when it
+    may also run elsewhere (handed on, or called in a function)."""
+    parent = model.parent(wrap)
+    if isinstance(parent, cst.Call) and parent.func is wrap:
+        return [parent] if model.order[parent] < model.order[before] else []
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
+            or not isinstance(parent.targets[0].target, cst.Name) or model.function_of(parent) is not None:
+        return None
+    target = parent.targets[0].target
+    bindings = model.scope_of(target).lookup(target.value) or []
+    binding = next((b for b in bindings if b.node is parent), None)
+    if binding is None:
+        return None
+    runs = []
+    for read in model.names_spelled(target.value):
+        if read is target or not _is_read(model, read) or model.scope_of(read).lookup(read.value) is not bindings:
+            continue
+        node = model.parent(read)
+        if not (isinstance(node, cst.Call) and node.func is read) or model.function_of(read) is not None:
+            return None
+        seen = model.binding_in_effect(read)
+        if seen is None:
+            return None
+        if seen is binding and model.order[node] < model.order[before]:
+            runs.append(node)
+    return runs
+
+
+def _new_static_values(model: FileModel, call: cst.Call, earlier: list[cst.Call], mine, theirs) -> bool:
+    """Each earlier call passed a stated int other than `call`'s to a parameter static for
+    both (`mine`, `theirs`: their jits' signatures): jit caches its program on the function
+    and the static values, so those compiled other programs and `call` compiles its own
+    (measured, jax 0.10.2: a fresh `jax.jit(g, static_argnums=(2, 3))` called with the
+    static values of an earlier call is warm, 0.5 ms; with a new one it compiles, seconds)."""
+    if mine is None or theirs is None:
+        return False
+    params, statics = mine[0], mine[1] & theirs[1]
+    values = _stated_statics(model, call, params, statics)
+    if not values:
+        return False
+    for other in earlier:
+        before = _stated_statics(model, other, theirs[0], statics)
+        if not any(name in before and before[name] != v for name, v in values.items()):
+            return False
+    return True
+
+
+def _stated_statics(model: FileModel, call: cst.Call, params: list[str], statics: frozenset[str]) -> dict[str, int]:
+    """The stated ints `call` passes to the static parameters of the function it calls."""
+    from jaxlint.engine.constants import int_constant
+
+    if any(a.star for a in call.args):
+        return {}
+    out = {}
+    position = 0
+    for arg in call.args:
+        if arg.keyword is None:
+            name = params[position] if position < len(params) else None
+            position += 1
+        else:
+            name = arg.keyword.value
+        if name in statics:
+            value = int_constant(model, arg.value)
+            if value is not None:
+                out[name] = value
+    return out
 
 
 def _read_between(model: FileModel, name: cst.Name, after: int, call: cst.Call,
-                  skip: Optional[cst.CSTNode], eager_ok: bool) -> bool:
+                  skip: Optional[cst.CSTNode], eager_ok: bool, harmless=None) -> bool:
     """A read of the same variable as `name` after order `after` and before `call`
     (outside `skip` and `call` itself). With `eager_ok`, a plain call of it is not one, nor
     is wrapping it in a transform that does not jit it (`jax.vmap(g)`, `jax.grad(g)`): jit's
@@ -876,6 +986,8 @@ def _read_between(model: FileModel, name: cst.Name, after: int, call: cst.Call,
             if isinstance(wrap, cst.Call) and wrap.args and wrap.args[0] is parent \
                     and model.qualname(wrap.func) in jax_api.FIRST_CALL_COMPILING_TRANSFORMS:
                 continue
+        if harmless is not None and harmless(other):
+            continue  # it compiled a program for other static values
         return True
     return False
 

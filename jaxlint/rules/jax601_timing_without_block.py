@@ -256,7 +256,7 @@ class TimingWithoutBlock(Rule):
             region = [c for c in calls if line in set(model.ancestors(c))]
             work = self._last_work(region, model.function_of(line))
             if work is None or self._blocked(work, region) or not self._dispatches_when_called(work) \
-                    or self._times_compile(work) or magic.split()[0] == "time" and self._compiles_first(work, region) \
+                    or self._times_compile(work) or _runs_once(magic) and self._compiles_first(work, region) \
                     or self._dispatch_bound([line], repeated=_repeats(magic)):
                 continue
             yield self._with_fix(self.report(
@@ -903,10 +903,28 @@ def _repeats(magic: str) -> bool:
     parts = magic.split()
     if not parts or parts[0] != "timeit":
         return False
-    for i, part in enumerate(parts[:-1]):
-        if part == "-n" and parts[i + 1].isdigit() and int(parts[i + 1]) < 100:
-            return False
-    return True
+    number = _timeit_option(parts, "-n")
+    return number is None or number >= 100
+
+
+def _runs_once(magic: str) -> bool:
+    """`%time f(x)`, or `%timeit -n 1 -r 1 f(x)`: the statement runs once, so the first
+    call of a fresh jit there holds its compile and nothing else (`%timeit`'s default is
+    seven rounds, of which only the first compiles)."""
+    parts = magic.split()
+    if parts[:1] == ["time"]:
+        return True
+    return parts[:1] == ["timeit"] and _timeit_option(parts, "-n") == 1 and _timeit_option(parts, "-r") == 1
+
+
+def _timeit_option(parts: list[str], flag: str) -> Optional[int]:
+    """The count `%timeit` is given with `flag` (`-n 10` or `-n10`), or None."""
+    for i, part in enumerate(parts):
+        value = parts[i + 1] if part == flag and i + 1 < len(parts) else \
+            part[len(flag):] if part.startswith(flag) and len(part) > len(flag) else None
+        if value is not None and value.isdigit():
+            return int(value)
+    return None
 
 
 def _sizes_from_data(call: cst.Call, spec) -> bool:
