@@ -16,6 +16,7 @@ import re
 
 import pytest
 
+from conftest import jax_modules_restored
 from jaxlint.config import Settings
 from jaxlint.fixes import fix_text
 
@@ -64,7 +65,8 @@ def test_good_example_is_clean(code, index):
 
 def _exec(block, code, kind):
     namespace = {"__name__": f"jaxlint_page_{code}_{kind}"}
-    exec(compile(block, f"rules/{code}.md:{kind}", "exec", dont_inherit=True), namespace)
+    with jax_modules_restored():
+        exec(compile(block, f"rules/{code}.md:{kind}", "exec", dont_inherit=True), namespace)
 
 
 @pytest.mark.parametrize("code,index", [c for c in _cases("Example") if all_rules()[c[0]].raises])

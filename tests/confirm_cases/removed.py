@@ -8,3 +8,6 @@ doubled = jax.tree_map(lambda x: x * 2, tree)
 
 def check(x):
     return isinstance(x, jnp.DeviceArray)
+
+
+print(check(tree["a"]))
