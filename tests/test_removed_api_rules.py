@@ -1,4 +1,4 @@
-"""JAX901-JAX905: removed JAX APIs, each checked against the installed JAX."""
+"""JAX901-JAX909: removed, deprecated and unknown JAX names, each checked against the installed JAX."""
 
 from __future__ import annotations
 
