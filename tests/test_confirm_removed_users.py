@@ -66,6 +66,21 @@ def main(tree):
     return outer(tree)  # nothing calls main: the script only defines it
 '''
 
+SIGNATURES = '''import jax
+
+tree = jax.tree_map(abs, [1])  # the import fails here, before any def below runs
+
+
+def train(key: jax.random.KeyArray, steps=10):  # ANNOTATION: the def runs at import
+    return key
+
+
+def make():
+    def inner(key: jax.random.KeyArray):  # NESTED: only the uncalled make runs this def
+        return key
+    return inner
+'''
+
 OTHER = '''def step(params):
     return params
 
@@ -128,6 +143,8 @@ def got(tmp_path_factory):
     (root / "scripts").mkdir()
     chain = root / "scripts" / "chain.py"
     chain.write_text(SCRIPT_CHAIN)
+    signatures = root / "scripts" / "signatures.py"
+    signatures.write_text(SIGNATURES)
     (root / "examples").mkdir()
     (root / "examples" / "demo.ipynb").write_text(json.dumps(NOTEBOOK))
     (root / "tests").mkdir()
@@ -147,6 +164,9 @@ def got(tmp_path_factory):
         "same name": _finding(lib, LIB, "# SAME NAME", "step", "jax.tree_multimap"),
         "module alias": _finding(lib, LIB, "# MODULE ALIAS", "leaves", "jax.tree_leaves"),
         "script chain": _finding(chain, SCRIPT_CHAIN, "# CHAIN", "inner", "jax.tree_multimap"),
+        "annotation": _finding(signatures, SIGNATURES, "# ANNOTATION", "train", "jax.random.KeyArray"),
+        "nested annotation": _finding(signatures, SIGNATURES, "# NESTED", "make.<locals>.inner",
+                                      "jax.random.KeyArray", lambda_=True),
     })
 
 
@@ -206,3 +226,18 @@ def test_a_scripts_function_used_only_by_functions_nothing_calls_is_not_used(got
     # inner <- outer <- main, and the script never calls main: none of them runs.
     v = got["script chain"]
     assert v["verdict"] == "not reproduced", v
+
+
+def test_an_annotation_of_a_def_runs_with_the_def(got):
+    # The import stops earlier and nothing calls train, but its parameter's annotation is
+    # evaluated when the `def` runs, at import: once the earlier line is fixed, the script
+    # fails there whether train is called or not.
+    v = got["annotation"]
+    assert v["verdict"] == "confirmed", v
+    assert "has no jax.random.KeyArray" in v["summary"], v
+
+
+def test_an_annotation_of_a_def_inside_an_uncalled_function_never_runs(got):
+    v = got["nested annotation"]
+    assert v["verdict"] == "not reproduced", v
+    assert "nothing in the project calls make" in v["summary"], v

@@ -94,7 +94,16 @@ def removed(path: Optional[str], finding: dict, import_error: Optional[BaseExcep
     # The line never ran here. A missing attribute raises whatever the arguments, so a call
     # from anywhere would show it; none anywhere in the project means it never runs.
     function = finding["function"]
-    caller = callers(path, function, finding.get("function_line") or finding["line"])
+    function_line = finding.get("function_line") or finding["line"]
+    defined = _signature_scope(path, finding["line"], max(finding.get("end_line") or 0, finding["line"]),
+                               (finding.get("confirm") or {}).get("removed") or "")
+    if defined is not None:
+        # An annotation, default or decorator of a `def` is evaluated when the `def` runs:
+        # by the code around it (module code runs at import), not by a call of the function.
+        function, function_line = defined
+        if function is None:
+            return absent
+    caller = callers(path, function, function_line)
     what = absent.evidence.text()
     if caller is None:
         outer = function.rsplit(".<locals>.<lambda>", 1)[0]
@@ -301,6 +310,41 @@ def callers(path: str, function: str, function_line: Optional[int] = None,
 
 
 _DEPTH = 6  # functions followed from a use to the code that runs it
+
+
+def _signature_scope(path: str, line: int, end_line: int, name: str):
+    """Where every use of `name` at these lines is part of a `def` statement rather than its
+    body (a parameter's annotation or default, the return annotation, a decorator), the
+    function that runs that `def`, as (qualified name, line), with (None, None) for module
+    code (class bodies included); otherwise None."""
+    import ast
+
+    tail = name.rsplit(".", 1)[-1]
+    if not tail:
+        return None
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    enclosing = _enclosing(tree)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    uses = [n for n in ast.walk(tree)
+            if line <= getattr(n, "lineno", 0) <= end_line
+            and (isinstance(n, ast.Attribute) and n.attr == tail or isinstance(n, ast.Name) and n.id == tail)]
+    scopes = set()
+    for use in uses:
+        child, node = use, parents.get(use)
+        while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            child, node = node, parents.get(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or child in node.body:
+            return None
+        outer = enclosing.get(node)
+        defined_at = None
+        if outer is not None:
+            defined_at = next((p.lineno for p in _ancestors(node, parents)
+                               if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        scopes.add((outer, defined_at))
+    return scopes.pop() if len(scopes) == 1 else None
 
 
 def _enclosing(tree) -> dict:
