@@ -104,3 +104,24 @@ def test_closed_pipe_during_confirm_leaves_nothing(tmp_path):
         time.sleep(0.1)
     assert alive(seen) == []
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_jaxlint_killed_outright_leaves_nothing(tmp_path):
+    # SIGKILL (a killed CI job, `timeout -s KILL`) gives jaxlint no chance to clean up: the
+    # worker, in a session of its own, learns of it from the kernel and ends what it started.
+    proc, tmp = _confirm_slow(tmp_path)
+    try:
+        seen = _wait_for_user_code(proc)
+        time.sleep(0.3)
+        seen |= set(descendants(proc.pid))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while (alive(seen) or list(tmp.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive(seen) == []
+    assert list(tmp.iterdir()) == []

@@ -155,6 +155,7 @@ def _child_env(device: str) -> dict[str, str]:
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = here + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env["JAXLINT_CONFIRM_PARENT"] = str(os.getpid())  # the worker dies with this process
     return env
 
 

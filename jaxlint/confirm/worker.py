@@ -616,6 +616,7 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
         code = 0
         try:
             os.setpgid(0, 0)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the worker's _die_with_jaxlint
             # Out of the worker's group, so the kill of that group misses it: die with the worker.
             processes._die_with_parent(parent)
             signal.signal(signal.SIGALRM, _alarm)
@@ -628,6 +629,7 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
             sys.stderr.flush()
             os._exit(code)  # no atexit handlers of user code, no jax shutdown
     # The parent's cleanup reads this: the fork is not in the worker's process group.
+    _current_fork[:] = [pid]
     _write(out_path + ".pid", {"pid": pid})
     deadline = time.monotonic() + timeout
     delay = 0.001
@@ -651,6 +653,7 @@ def _in_fork(fn, timeout: float, out_path: str) -> tuple[str, int]:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    _current_fork.clear()
     if os.WIFSIGNALED(status):
         return "signal", os.WTERMSIG(status)
     return "exit", os.WEXITSTATUS(status)
@@ -663,8 +666,44 @@ def _device(jax) -> dict:
                          "jax": jax.__version__}}
 
 
+_current_fork: list = []  # the pid of the fork running now, for _orphaned
+
+
+def _die_with_jaxlint(workdir: str) -> None:
+    """This worker has its own session, so the jaxlint process that started it cleans it up
+    on Ctrl-C or SIGTERM. If that process dies without cleaning up (SIGKILL, a crash, a killed
+    test run), the kernel sends SIGTERM here (Linux): the worker stops its fork, removes its
+    folder and exits, rather than confirming every remaining file for nobody."""
+    def orphaned(signum, frame):
+        for pid in _current_fork:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, orphaned)
+    if processes._LIBC is None:  # pragma: no cover - not Linux
+        return
+    try:
+        processes._LIBC.prctl(processes._PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover
+        return
+    parent = os.environ.get(PARENT_ENV, "")
+    if parent.isdigit() and os.getppid() != int(parent):  # it died before the prctl
+        orphaned(signal.SIGTERM, None)
+
+
+PARENT_ENV = "JAXLINT_CONFIRM_PARENT"
+
+
 def main(argv: list[str]) -> int:
     workdir, start = argv[0], int(argv[1])
+    _die_with_jaxlint(workdir)
     with open(os.path.join(workdir, "jobs.json"), encoding="utf-8") as fh:
         spec = json.load(fh)
     try:
