@@ -35,7 +35,7 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.callees import argument_for, called_function
+from jaxlint.engine.callees import argument_for, called_function, function_of_callable, passed_arguments
 from jaxlint.engine.constants import fixed_fill, python_number
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.flow import Flow, body
@@ -119,6 +119,12 @@ _CACHE: "weakref.WeakKeyDictionary[FileModel, tuple]" = weakref.WeakKeyDictionar
 
 def key_findings(model: FileModel) -> list[KeyFinding]:
     return _flow(model)[1]
+
+
+def key_consumers(model: FileModel) -> dict:
+    """Functions of this file -> the (parameter, dict key or None, event) of each key
+    parameter they draw from or split, directly or through helpers."""
+    return _flow(model)[0].consumers
 
 
 def key_uses(model: FileModel) -> list[KeyUse]:
@@ -207,7 +213,7 @@ class _KeyFlow(Flow):
         # so a helper calling a helper counts too.
         consumers: dict[FunctionInfo, tuple] = {}
         calls = list(model.nodes(cst.Call))
-        for _ in range(4):
+        for _ in range(6):
             self.uses_at = {}
             self.applied_lambda_uses = []
             for call in calls:
@@ -275,9 +281,11 @@ class _KeyFlow(Flow):
                 self._add_use(call, arg, kind, q)
             return
         helper = called_function(model, call) if consumers else None
+        shift = _receiver_shift(helper, call) if helper is not None else 0
+        if helper is None and consumers:
+            helper, shift = _parameter_callee(model, call)
         if helper is None or helper not in consumers or _through_partial(model, call.func):
             return
-        shift = _receiver_shift(helper, call)
         for param, sub, kind in consumers[helper]:
             arg = argument_for(call, helper, param, shift)
             if sub is not None:
@@ -1388,6 +1396,25 @@ def _static_arguments(model: FileModel, call: cst.Call) -> list:
             leading.append(a.value)
         found += leading[max(len(helper.positional) - shift, 0):]
     return found
+
+
+def _parameter_callee(model: FileModel, call: cst.Call) -> tuple:
+    """`model(states, key=rng)` where `model` is a parameter that every call of its function
+    in this file fills with one function of the file (`get_logits(q_online, states, rng)`):
+    calling the parameter runs that function. (None, 0) when a site passes something else,
+    or none passes it. A bound method passed (`obj.apply`) has its object as `self`."""
+    if not isinstance(call.func, cst.Name):
+        return None, 0
+    sites = passed_arguments(model, call.func)
+    if not sites:
+        return None, 0
+    found = [function_of_callable(model, arg) for _, arg in sites]
+    helper = found[0]
+    if helper is None or helper.is_lambda or any(f is not helper for f in found):
+        return None, 0
+    bound = helper.is_method and not _is_staticmethod(helper) and (
+        all(isinstance(arg, cst.Attribute) for _, arg in sites) or helper.name == "__call__")
+    return helper, 1 if bound else 0
 
 
 def _receiver_shift(helper: FunctionInfo, call: cst.Call) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxlint.engine.keyflow import key_findings_for, line_of
+from jaxlint.engine.keyflow import KeyEvent, key_findings_for, line_of
 from jaxlint.rules.base import Rule
 
 
@@ -21,6 +21,22 @@ class PrngKeyReuse(Rule):
         return split_before_first(self.model, found)
 
     def check(self):
+        from jaxlint.rules._mapped_keys import mapped_keys
+
+        for found in mapped_keys(self.model):
+            name = self.source(found.arg)
+            what = "draws from it" if found.kind is KeyEvent.SAMPLE else "splits it"
+            if found.replicated is None:
+                how = f"is passed unmapped (in_axes None) to the vmapped `{found.label}`"
+            else:
+                how = (f"is one key copied along the mapped axis (line {line_of(self.model, found.replicated)}) "
+                       f"and passed to the vmapped `{found.label}`")
+            yield self.report(found.call, (
+                f"`{name}` {how}, which {what} (parameter `{found.param}`): every mapped call gets the "
+                f"same key, so every row of the result has the same random numbers (the same noise or "
+                f"dropout mask for each example); pass one key per row, mapped on axis 0 "
+                f"(`jax.random.split(key, n)`)"), self.model.function_of(found.call),
+                key=name, reuse="mapped")
         for found in key_findings_for(self.model, self.code):
             use = found.use
             where = line_of(self.model, found.previous.call)
