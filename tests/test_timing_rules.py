@@ -571,3 +571,35 @@ def test_a_jitted_function_handed_on_may_have_compiled_any_static_value(lint):
         print(t1 - t0)
     """
     assert findings(lint, code) == [(19, "JAX601")]
+
+
+def test_eager_vmap_ops_on_mapped_scalars_are_dispatches(lint):
+    # Each example of the mapped argument is a scalar, but the value is a batched array:
+    # `x ** 2 + 1` dispatches two ops of 1000 elements per call, which end before the next
+    # dispatch returns. A single call of one op, or an unsized batch, keeps the finding.
+    code = """
+        import time
+        import jax
+        import jax.numpy as jnp
+
+        squares = jax.vmap(lambda x: x ** 2 + 1)
+        xs = jnp.arange(1000)
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            out = squares(xs)
+        t1 = time.perf_counter()
+
+        def timed(batch):
+            start = time.perf_counter()
+            for _ in range(1000):
+                out = squares(batch)
+            return time.perf_counter() - start
+
+        big = jnp.arange(100_000)
+        t2 = time.perf_counter()
+        for _ in range(1000):
+            out = squares(big)
+        t3 = time.perf_counter()
+        print(t1 - t0, t3 - t2, timed(xs))
+    """
+    assert findings(lint, code) == [(17, "JAX601"), (23, "JAX601")]

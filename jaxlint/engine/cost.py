@@ -184,6 +184,15 @@ def _decorated(callee) -> bool:
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "any", "all"})
 
 
+class _Mapped(tuple):
+    """The per-example shape of what an eager `vmap` maps: a batched array even where the
+    shape is `()`, so arithmetic on it dispatches an op over the batch (the same `x ** 2`
+    on a Python number dispatches nothing)."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def _broadcast(a, b):
     from jaxlint.engine.sizes import broadcast
     return broadcast(a, b)
@@ -211,8 +220,10 @@ def _vmapped(model, call: cst.Call):
         func = getattr(getattr(binding, "node", None), "value", None)
     if not isinstance(func, cst.Call) or model.qualname(func.func) != "jax.vmap" or not func.args:
         return None
-    callee = model.resolve_function(func.args[0].value) if isinstance(func.args[0].value, cst.Name) else None
-    if callee is None or _decorated(callee) or not isinstance(callee.node, cst.FunctionDef):
+    callee = model.resolve_function(func.args[0].value) \
+        if isinstance(func.args[0].value, (cst.Name, cst.Lambda)) else None
+    if callee is None or isinstance(callee.node, cst.FunctionDef) and _decorated(callee) \
+            or not isinstance(callee.node, (cst.FunctionDef, cst.Lambda)):
         return None
     keywords = {a.keyword.value: a.value for a in func.args if a.keyword is not None}
     positional = [a.value for a in func.args[1:] if a.keyword is None]
@@ -248,7 +259,7 @@ def _bind(model, call, callee, env, batch, depth, work, times, in_axes):
             if axis is not None:
                 if axis != 0 or not shape or size not in (None, shape[0]):
                     return None
-                size, shape = shape[0], shape[1:]
+                size, shape = shape[0], _Mapped(shape[1:])
         inner[param] = shape
     return (inner, size) if in_axes is not None else inner
 
@@ -267,6 +278,8 @@ def _expr_work(model, expr, env, batch, depth, work, times):
         if left is None or right is None:
             return None
         out = _broadcast(left, right)
+        if isinstance(left, _Mapped) or isinstance(right, _Mapped):
+            out = _Mapped(out)
         if out or left or right:
             work.add(_elements(out), times, batch)
         return out
@@ -351,6 +364,8 @@ def _body_work(model, callee, env, batch, depth, work, times):
     over a sized array or a stated `range` runs its body that many times; the shape of
     the one `return`. None at any statement it does not follow."""
     env = dict(env)
+    if isinstance(callee.node, cst.Lambda):
+        return _expr_work(model, callee.node.body, env, batch, depth, work, times)
     out = _block_work(model, callee.node.body, env, batch, depth, work, times)
     return out if isinstance(out, tuple) else None
 
