@@ -656,13 +656,23 @@ LINEAR_COST_FUNCTIONS: frozenset[str] = frozenset(
         "ceil", "round", "clip", "maximum", "minimum", "add", "subtract", "multiply", "divide", "power",
         "where", "isnan", "isfinite", "sum", "mean", "max", "min", "prod", "any", "all", "zeros_like",
         "ones_like", "full_like", "empty_like", "array", "asarray", "stack", "concatenate", "hstack",
-        "vstack", "linspace", "arange", "zeros", "ones", "full", "empty", "eye",
+        "vstack", "linspace", "arange", "zeros", "ones", "full", "empty", "eye", "real", "imag", "conj",
+        "conjugate", "angle",
     ))
 #: Contractions: their cost is at most the product of their operands' sizes
 #: ((m, k) @ (k, n) costs m*k*n <= (m*k)*(k*n)). `searchsorted(a, v)` too: its costliest
 #: method, `compare_all`, compares every value with every element of `a`.
 PRODUCT_COST_FUNCTIONS: frozenset[str] = frozenset(
     f"jax.numpy.{n}" for n in ("dot", "vdot", "inner", "matmul", "outer", "searchsorted"))
+#: Matrix functions of one square (..., n, n) operand: LU, Cholesky and eigen
+#: decompositions take n**3 operations per matrix, at most elements * n. The value says
+#: what the result keeps of the operand's shape: the matrix, its last dim (one value per
+#: row: eigenvalues) or neither (a determinant per matrix).
+MATRIX_COST_FUNCTIONS: dict[str, str] = {
+    **{f"jax.numpy.linalg.{n}": "matrix" for n in ("inv", "cholesky")},
+    **{f"jax.numpy.linalg.{n}": "vector" for n in ("eigvals", "eigvalsh")},
+    "jax.numpy.linalg.det": "scalar",
+}
 #: Functions whose cost depends on their `method=`: the default method, and the methods
 #: within the bound above. `searchsorted`'s binary searches (`scan`, `scan_unrolled`)
 #: touch each value log(n) times; `method="sort"` sorts the joined arrays, a cost these
@@ -679,9 +689,16 @@ COST_BOUNDED_METHODS: dict[str, tuple[str, frozenset[str]]] = {
 #: such chains reads 0.2-1.8% short up to 10,000 elements per op (3.4% at 1e6 on CPU; kept
 #: at 1e4, below a dispatch on an accelerator too); one eager `vmap` of the chain (each
 #: op a batched dispatch of ~250 us) reads 0.4-3.8% short at 1,500-10,000 elements per
-#: op, 19% at 30,000. A jitted program is never dispatch-bound by this table: a loop of
-#: 100 calls of the jitted chain read 11-22% short from 200 elements up.
-DISPATCH_BOUND_ELEMENTS: dict[str, int] = {"eager": 500, "repeated": 10_000, "vmap": 10_000}
+#: op, 19% at 30,000. A jitted program is one dispatch of all its ops, so "jit" bounds
+#: the elements of all the ops of one call together, in a loop of at least
+#: DISPATCH_BOUND_MIN_CALLS calls: 100 calls of the jitted 10-op chain read 11-22% short
+#: from 200 elements per op up, and 100 calls of a jitted chain of 240-255 elements over
+#: all its ops (85 ops of 1 element to 3 of 64) 0.9-2.4% (0.2-0.4% for 1,000 calls; three
+#: runs of 7 at load 6).
+DISPATCH_BOUND_ELEMENTS: dict[str, int] = {"eager": 500, "repeated": 10_000, "vmap": 10_000, "jit": 256}
+#: The fewest calls of a jitted program a timed loop must make for the last one, still in
+#: flight at the clock, to be small against the dispatches it times.
+DISPATCH_BOUND_MIN_CALLS = 100
 #: The fewest eager dispatches a timed region must make for the tail the clock misses
 #: (the last op in flight) to be small against what it times: the 10-op chain above.
 DISPATCH_BOUND_MIN_OPS = 10

@@ -484,6 +484,50 @@ def test_jax104_silent_cases_run_cleanly():
     assert not jnp_equal(ns["a"], ns["b"])
 
 
+def test_jax104_a_draw_after_a_fixed_reseed_is_what_every_call_draws():
+    # `np.random.seed(SEED)` first on every call: eager calls draw the same numbers each
+    # time, which are the numbers baked in. A draw before the reseed, a reseed under an
+    # `if`, or a seed from a name bound twice stay reported.
+    code = check_marked("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        SEED = 0
+        seed = 0
+
+        @jax.jit
+        def fixed(x):
+            np.random.seed(SEED)
+            return x + np.random.normal(size=3)
+
+        @jax.jit
+        def late(x):
+            y = x + np.random.normal(size=3)  # expect: JAX104
+            np.random.seed(0)
+            return y
+
+        @jax.jit
+        def maybe(x, flag=True):
+            if flag:
+                np.random.seed(0)
+            return x + np.random.normal(size=3)  # expect: JAX104
+
+        @jax.jit
+        def drifting(x):
+            np.random.seed(seed)
+            return x + np.random.normal(size=3)  # expect: JAX104
+
+        seed = 1
+        a, b = fixed(jnp.zeros(3)), fixed(jnp.zeros(3))
+    """)
+    ns, _ = run(code)
+    assert jnp_equal(ns["a"], ns["b"])
+    with jax.disable_jit():
+        c = ns["fixed"](ns["jnp"].zeros(3))
+    assert jnp_equal(ns["a"], c)
+
+
 def jnp_equal(a, b) -> bool:
     import numpy as np
 

@@ -449,10 +449,12 @@ def test_dispatch_bound_needs_stated_small_sizes_and_eager_ops(lint):
 def test_timeit_of_a_small_eager_call_is_dispatch_bound(tmp_path):
     # `%timeit` repeats the statement: eager ops on 6 elements each keep up with their
     # dispatch, and so does a binary search (`searchsorted`'s default method: at most one
-    # comparison per pair of elements); `%time` runs it once, a jitted call is one
-    # dispatch, and `%timeit` of a search by sorting, whose cost the tables do not bound
-    # (measured: `searchsorted(method='sort')` on 100/50 values, 4-17% short over 100
-    # calls), stays reported.
+    # comparison per pair of elements) and a jitted program whose ops together touch a few
+    # dozen elements (measured: the jitted convolve, 0.02-1.7% short over 100-10,000
+    # calls); `%time` runs it once, and `%timeit` of a jitted program on 100,000 elements,
+    # or of a search by sorting, whose cost the tables do not bound (measured:
+    # `searchsorted(method='sort')` on 100/50 values, 4-17% short over 100 calls), stays
+    # reported.
     from tests.test_notebooks import _found, _notebook
 
     path = _notebook(
@@ -466,9 +468,11 @@ def test_timeit_of_a_small_eager_call_is_dispatch_bound(tmp_path):
         "%timeit jc(x, w)\n",
         "%timeit jnp.searchsorted(x, w, method='sort')\n",
         "%timeit jnp.searchsorted(x, w)\n",
+        "def double(v):\n    return v * 2.0\njd = jax.jit(double)\nbig = jnp.ones(100_000)\n",
+        "%timeit jd(big)\n",
     )
     found, _ = _found(path)
-    assert {(cell, code) for cell, _, code in found} == {(3, "JAX601"), (5, "JAX601"), (6, "JAX601")}
+    assert {(cell, code) for cell, _, code in found} == {(3, "JAX601"), (6, "JAX601"), (9, "JAX601")}
 
 
 def test_a_callee_that_waits_makes_its_call_wait(lint):
@@ -603,3 +607,55 @@ def test_eager_vmap_ops_on_mapped_scalars_are_dispatches(lint):
         print(t1 - t0, t3 - t2, timed(xs))
     """
     assert findings(lint, code) == [(17, "JAX601"), (23, "JAX601")]
+
+
+def test_many_calls_of_a_function_on_small_matrices_are_dispatch_bound(lint):
+    # A 2x2 eigenproblem per call, eager or as one jitted program (jit made in the timer
+    # or before it): each call ends before the next is dispatched, so the clock misses one
+    # call's microseconds. One call, a program on a 300x300 matrix, eager or jitted, and
+    # 10 calls of a small program stay reported.
+    code = """
+        import time
+        import jax
+        import jax.numpy as jnp
+
+        def freq(a, e):
+            k = a * e * jnp.array([[1.0, -1.0], [-1.0, 1.0]])
+            m = a * jnp.array([[2.0, 0.0], [0.0, 1.0]])
+            return jnp.real(jnp.min(jnp.sqrt(jnp.linalg.eigvals(jnp.linalg.inv(m) * k))))
+
+        def big(a, e):
+            return jnp.linalg.inv(a * e * jnp.ones((300, 300)))
+
+        @jax.jit
+        def small(x):
+            return jnp.sin(x) * 2.0 + 1.0
+
+        es = jnp.linspace(1.0, 2.0, 1000)
+        t0 = time.perf_counter()
+        for e in es:
+            out = freq(1.0, e)
+        t1 = time.perf_counter()
+        fast = jax.jit(freq)
+        for e in es:
+            out = fast(1.0, e)
+        t2 = time.perf_counter()
+        out = fast(1.0, es[0])
+        t3 = time.perf_counter()
+        fast_big = jax.jit(big)
+        for e in es:
+            out = fast_big(1.0, e)
+        t4 = time.perf_counter()
+        for e in es:
+            out = big(1.0, e)
+        t5 = time.perf_counter()
+        xs = jnp.ones(8)
+        for _ in range(1000):
+            out = small(xs)
+        t6 = time.perf_counter()
+        for _ in range(10):
+            out = small(xs)
+        t7 = time.perf_counter()
+        print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6)
+    """
+    assert findings(lint, code) == [(28, "JAX601"), (32, "JAX601"), (35, "JAX601"), (42, "JAX601")]

@@ -47,19 +47,29 @@ def traced_operations(model, body: cst.CSTNode, depth: int = 0) -> int:
 # ------------------------------------------------------------ eager dispatches
 class EagerWork:
     """What a call run eagerly dispatches, op by op: how many ops at least, and the most
-    elements any one of them touches."""
+    elements any one of them touches; and each call of a jitted function of this file,
+    which dispatches all the ops of its body as one program."""
 
     def __init__(self):
         self.ops = 0
         self.largest = 0
         self.batched = False  # some op runs under an eager `vmap`
         self.repeats = 1  # the most times one op site runs
+        self.total = 0  # the elements of all ops together, each run counted
+        self.programs: list[tuple[int, int]] = []  # (elements of one call's ops, calls) per jitted call site
 
     def add(self, elements: int, times: int = 1, batch: int = 1):
         self.ops += times
         self.largest = max(self.largest, elements * batch)
         self.batched |= batch > 1
         self.repeats = max(self.repeats, times)
+        self.total += elements * batch * times
+
+    def add_program(self, program: "EagerWork", times: int):
+        """`times` calls of a jitted function whose body dispatches `program`'s ops."""
+        self.ops += times
+        self.repeats = max(self.repeats, times)
+        self.programs.append((program.total, times))
 
 
 def eager_statements_work(model, statements) -> "EagerWork | None":
@@ -85,7 +95,8 @@ def eager_work(model, call: cst.Call, env: dict, batch: int = 1, depth: int = 0)
 def _call_work(model, call, env, batch, depth, work, times):
     """The shape of `call`'s result, adding its ops to `work`; None if unknown."""
     from jaxlint.engine.sizes import array_shape
-    from jaxlint.jax_api import COST_BOUNDED_METHODS, LINEAR_COST_FUNCTIONS, PRODUCT_COST_FUNCTIONS
+    from jaxlint.jax_api import (COST_BOUNDED_METHODS, LINEAR_COST_FUNCTIONS, MATRIX_COST_FUNCTIONS,
+                                 PRODUCT_COST_FUNCTIONS)
 
     q = model.qualname(call.func) or ""
     if q in COST_BOUNDED_METHODS and _method(call, COST_BOUNDED_METHODS[q][0]) not in COST_BOUNDED_METHODS[q][1]:
@@ -121,7 +132,16 @@ def _call_work(model, call, env, batch, depth, work, times):
         sizes = [_elements(s) for s in shapes] + [_elements(out)]
         cost = _product(sizes[:-1]) if q in PRODUCT_COST_FUNCTIONS else max(sizes)
         work.add(cost, times, batch)
-        return out
+        return _Array(out)
+    if q in MATRIX_COST_FUNCTIONS:
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        shape = _expr_work(model, call.args[0].value, env, batch, depth, work, times)
+        if shape is None or len(shape) < 2 or shape[-1] != shape[-2]:
+            return None
+        work.add(_elements(shape) * shape[-1], times, batch)
+        kept = MATRIX_COST_FUNCTIONS[q]
+        return _Array(shape if kept == "matrix" else shape[:-1] if kept == "vector" else shape[:-2])
     mapped = _vmapped(model, call)
     if mapped is not None:
         if batch != 1 or depth >= _DEPTH:
@@ -132,12 +152,53 @@ def _call_work(model, call, env, batch, depth, work, times):
             return None
         inner, size = found
         out = _body_work(model, callee, inner, size, depth + 1, work, times)
-        return None if out is None else (size,) + out
+        return None if out is None else _Array((size,) + out)
     callee = _plain_def(model, call)
     if callee is not None and depth < _DEPTH:
         inner = _bind(model, call, callee, env, batch, depth, work, times, None)
         return None if inner is None else _body_work(model, callee, inner, batch, depth + 1, work, times)
+    callee = _jitted_def(model, call)
+    if callee is not None and depth < _DEPTH and batch == 1:
+        inner = _bind(model, call, callee, env, batch, depth, work, times, None)
+        if inner is None:
+            return None
+        # Under jit every argument is a traced array, a Python number included. (A jitted
+        # call inside the body is left unknown.)
+        program = EagerWork()
+        out = _body_work(model, callee, {k: _Array(v) for k, v in inner.items()}, 1, depth + 1, program, 1)
+        if out is None or program.programs:
+            return None
+        work.add_program(program, times)
+        return _Array(out)
     return None
+
+
+def _jitted_def(model, call: cst.Call):
+    """The undecorated `def` of this file that a call runs as one jitted program: `g(x)`
+    where `g = jax.jit(f)` (its options change what compiles, not what runs), or `f(x)` of
+    a `def` decorated with `@jax.jit` alone."""
+    if not isinstance(call.func, cst.Name):
+        return None
+    binding = model.binding_in_effect(call.func)
+    node = getattr(binding, "node", None)
+    if isinstance(node, cst.Assign):
+        value = node.value
+        if not isinstance(value, cst.Call) or model.qualname(value.func) != "jax.jit" or not value.args \
+                or value.args[0].keyword is not None or not isinstance(value.args[0].value, cst.Name):
+            return None
+        callee = getattr(model.binding_in_effect(value.args[0].value), "function", None)
+        decorators = ()
+    else:
+        callee = getattr(binding, "function", None)
+        if callee is None or callee.is_lambda:
+            return None
+        decorators = callee.node.decorators
+        if len(decorators) != 1 or model.qualname(decorators[0].decorator) != "jax.jit":
+            return None
+    if callee is None or callee.is_lambda or callee.vararg or callee.kwarg \
+            or len(callee.node.decorators) != len(decorators):
+        return None
+    return callee
 
 
 def _method(call: cst.Call, default: str):
@@ -184,10 +245,11 @@ def _decorated(callee) -> bool:
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "any", "all"})
 
 
-class _Mapped(tuple):
-    """The per-example shape of what an eager `vmap` maps: a batched array even where the
-    shape is `()`, so arithmetic on it dispatches an op over the batch (the same `x ** 2`
-    on a Python number dispatches nothing)."""
+class _Array(tuple):
+    """The shape of a JAX array, even where it is `()`, so arithmetic on it dispatches an
+    op (the same `x ** 2` on a Python number dispatches nothing): what a JAX function
+    returns, each example of what an eager `vmap` maps (an op on it runs over the
+    batch), a parameter of a jitted function (a tracer, a Python number included)."""
 
     def __bool__(self) -> bool:
         return True
@@ -259,7 +321,7 @@ def _bind(model, call, callee, env, batch, depth, work, times, in_axes):
             if axis is not None:
                 if axis != 0 or not shape or size not in (None, shape[0]):
                     return None
-                size, shape = shape[0], _Mapped(shape[1:])
+                size, shape = shape[0], _Array(shape[1:])
         inner[param] = shape
     return (inner, size) if in_axes is not None else inner
 
@@ -278,8 +340,8 @@ def _expr_work(model, expr, env, batch, depth, work, times):
         if left is None or right is None:
             return None
         out = _broadcast(left, right)
-        if isinstance(left, _Mapped) or isinstance(right, _Mapped):
-            out = _Mapped(out)
+        if isinstance(left, _Array) or isinstance(right, _Array):
+            out = _Array(out)
         if out or left or right:
             work.add(_elements(out), times, batch)
         return out
@@ -320,7 +382,9 @@ def _sequence_work(model, seq, env, batch, depth, work, times):
             return None
         shape = _expr_work(model, seq.elt, {**env, clause.target.value: ()}, batch, depth, work, times * count)
         return None if shape is None else (count,) + shape
-    shapes = [_expr_work(model, el.value, env, batch, depth, work, times) for el in seq.elements]
+    shapes = [_sequence_work(model, el.value, env, batch, depth, work, times)
+              if isinstance(el.value, (cst.List, cst.Tuple)) else _expr_work(model, el.value, env, batch, depth, work, times)
+              for el in seq.elements]
     if not shapes or any(s is None or isinstance(el, cst.StarredElement) or s != shapes[0]
                          for s, el in zip(shapes, seq.elements)):
         return None
@@ -390,6 +454,8 @@ def _statements(model, body, env, batch, depth, work, times, outer=False):
                     continue
                 if isinstance(small, cst.Return) and not outer:
                     return _expr_work(model, small.value, env, batch, depth, work, times) if small.value else None
+                if isinstance(small, cst.Assign) and _transformed(model, small.value):
+                    continue  # `g = jax.jit(f)` binds a function: it compiles at its first call
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                         and isinstance(small.targets[0].target, cst.Name):
                     shape = _expr_work(model, small.value, env, batch, depth, work, times)
@@ -417,6 +483,14 @@ def _statements(model, body, env, batch, depth, work, times, outer=False):
         else:
             return None
     return _NO_RETURN
+
+
+def _transformed(model, value) -> bool:
+    """`jax.jit(f)`, `jax.vmap(f)`: a transform applied to a function returns a function
+    and dispatches nothing."""
+    from jaxlint.jax_api import TRANSFORMS
+
+    return isinstance(value, cst.Call) and model.qualname(value.func) in TRANSFORMS
 
 
 def _loop_item(model, loop: cst.For, env):

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jaxlint.engine.sizes import stated_value
 from jaxlint.rules._impurity import outlives_trace, trace_time_function, where
 from jaxlint.rules.base import Rule
 
@@ -45,7 +46,8 @@ class TraceTimeRandomness(Rule):
                 continue
             # Only cached traces freeze the value; vmap and grad rerun the Python code.
             func = trace_time_function(model, call, "cached")
-            if func is None or self._runs_once(func) or kind == "clock" and self._seeds_host_clock(call, func):
+            if func is None or self._runs_once(func) or kind == "clock" and self._seeds_host_clock(call, func) \
+                    or kind == "random" and self._reseeded(call, func):
                 continue
             name = " ".join(model.module.code_for_node(call.func).split())
             if kind == "clock":
@@ -78,6 +80,29 @@ class TraceTimeRandomness(Rule):
             return False
         call = model.parent(uses[0])
         return isinstance(call, cst.Call) and call.func is uses[0] and model.in_loop(call) is None
+
+    def _reseeded(self, call: cst.Call, func) -> bool:
+        """`np.random.seed(0)` run first on every call of the function, before the draw
+        from that module's global state: each eager call draws the same numbers again, so
+        the numbers baked in at trace time are the ones every call would draw (measured,
+        jax 0.10.2: jitted, under disable_jit and plain, equal on every call). The seed
+        must be the same on each call: a literal, or a module-level name bound once."""
+        model = self.model
+        q = model.qualname(call.func) or ""
+        module = q.rpartition(".")[0]
+        body = getattr(func.node.body, "body", ())
+        if module not in _RANDOM_MODULES or model.function_of(call) is not func:
+            return False
+        for stmt in body:
+            if model.order[stmt] > model.order[call]:
+                break
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            seeding = small.value if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) else None
+            if seeding is not None and model.qualname(seeding.func) == f"{module}.seed" \
+                    and len(seeding.args) == 1 and seeding.args[0].keyword is None and not seeding.args[0].star \
+                    and isinstance(stated_value(model, seeding.args[0].value), int):
+                return True
+        return False
 
     def _seeds_host_clock(self, call: cst.Call, func) -> bool:
         """`last = time.time()` read only by a host callback that keeps it current

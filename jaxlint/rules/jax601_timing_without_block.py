@@ -15,7 +15,7 @@ from jaxlint.engine.order import compiles_first
 from jaxlint.engine.values import Shape
 from jaxlint.engine.waits import function_waits
 from jaxlint.engine.scopes import BindingKind, target_names
-from jaxlint.jax_api import (WAITING_TRANSFORMS, DISPATCH_BOUND_ELEMENTS, DISPATCH_BOUND_MIN_OPS, SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
+from jaxlint.jax_api import (WAITING_TRANSFORMS, DISPATCH_BOUND_ELEMENTS, DISPATCH_BOUND_MIN_CALLS, DISPATCH_BOUND_MIN_OPS, SHAPE_FUNCTIONS, AOT_METHODS, ARRAY_METHODS, BLOCKING_FUNCTIONS, BLOCKING_METHODS, CLOCK_FUNCTIONS, HOST_ARRAY_MODULES,
                              INSTANT_WORK, NUMPY_CONVERTING_METHODS, SIZE_DEPENDENT_FUNCTIONS, TIMEIT_FUNCTIONS, TRANSFORMS,
                              array_module_function)
 from jaxlint.notebook import TIMED_MARKER
@@ -271,12 +271,20 @@ class TimingWithoutBlock(Rule):
         returns (engine.cost.eager_statements_work; bounds in DISPATCH_BOUND_ELEMENTS):
         the clock then misses at most the last op in flight, little against the many
         dispatches it times (`%timeit convolve(x, w)` on 6 elements, an eager `vmap` of a
-        polynomial on 3x500 values). A jitted program, a library call or an unsized array
-        keeps the finding."""
+        polynomial on 3x500 values), or call a jitted function of this file many times whose
+        ops together touch few elements. A large program, a library call or an unsized
+        array keeps the finding."""
         if not statements:
             return False
         work = eager_statements_work(self.model, statements)
         if work is None or not work.ops:
+            return False
+        # A jitted program is one dispatch of all its ops: dispatch-bound where all of them
+        # together are small and the loop calls it many times, so the one call in flight at
+        # the clock is small against the dispatches timed (the 2x2 eigenproblem of
+        # `for e in es: f(1.0, e)`).
+        if any(elements > DISPATCH_BOUND_ELEMENTS["jit"] or not repeated and calls < DISPATCH_BOUND_MIN_CALLS
+               for elements, calls in work.programs):
             return False
         if work.batched:
             bound = DISPATCH_BOUND_ELEMENTS["vmap"]
