@@ -285,9 +285,61 @@ def stated_length(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[i
     if isinstance(expr, cst.Call) and model.qualname(expr.func) in ("builtins.tuple", "builtins.list") \
             and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
         return stated_length(model, expr.args[0].value, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        return _sliced_length(model, expr, depth)
     if _resized(model, expr):
         return None  # `ys.append(y)` somewhere: the length it was made with is not the one read
+    vararg = _vararg_length(model, expr)
+    if vararg is not None:
+        return vararg
     return _agreed_value(model, expr, depth, stated_length)
+
+
+def _sliced_length(model, expr: cst.Subscript, depth: int) -> Optional[int]:
+    """`xs[a:b]` with constant bounds (and no step) of a sequence of stated length: the
+    length Python's slicing gives (`args[:1]` of two items holds one, `args[1:]` one)."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Slice):
+        return None
+    part = expr.slice[0].slice
+    if part.step is not None:
+        return None
+    bounds = []
+    for bound in (part.lower, part.upper):
+        if bound is None:
+            bounds.append(None)
+            continue
+        value = int_constant(model, bound)
+        if value is None:
+            return None
+        bounds.append(value)
+    n = stated_length(model, expr.value, depth + 1)
+    return len(range(n)[slice(*bounds)]) if n is not None else None
+
+
+def _vararg_length(model, expr: cst.BaseExpression) -> Optional[int]:
+    """The star parameter `args` of `def f(a, *args)`: how many positional arguments each
+    call of this file passes beyond the named ones, where every call states the same count
+    (none passes a star of its own) and the body never rebinds it."""
+    from jaxlint.engine.callees import call_sites
+
+    if not isinstance(expr, cst.Name) or model.comprehension_variable(expr):
+        return None
+    func = model.function_of(expr)
+    while func is not None and expr.value not in func.scope.bindings:
+        func = func.enclosing
+    if func is None or func.is_lambda or expr.value != func.vararg \
+            or len(func.scope.bindings.get(expr.value, ())) != 1:
+        return None
+    sites = call_sites(model, func)
+    if not sites:
+        return None
+    found = []
+    for call, shift in sites:
+        if any(a.star for a in call.args):
+            return None
+        positional = sum(1 for a in call.args if a.keyword is None)
+        found.append(max(positional + shift - len(func.positional), 0))
+    return _agree(found)
 
 
 #: List methods that change its length.

@@ -623,13 +623,23 @@ class JittedCallee:
     def static(self) -> frozenset[str]:
         return self.context.static
 
-    def bind(self, call: cst.Call) -> Iterator[tuple[str, cst.BaseExpression]]:
-        """(parameter name, argument) for each argument of the call that can be bound."""
+    def bind(self, call: cst.Call, model=None) -> Iterator[tuple[str, cst.BaseExpression]]:
+        """(parameter name, argument) for each argument of the call that can be bound.
+        Given the model, a starred argument of stated length (`*args[:1]`) takes its
+        places, and the arguments after it are bound where they land."""
         if self.receiver and self.shift == 1 and isinstance(call.func, cst.Attribute) and self.function.positional:
             yield self.function.positional[0], call.func.value
         positional = self.function.positional[self.shift:]
         i = 0
         for arg in call.args:
+            if arg.star == "*" and model is not None:
+                from jaxlint.engine.constants import stated_length
+
+                n = stated_length(model, arg.value)
+                if n is None:
+                    return
+                i += n
+                continue
             if arg.star:
                 return
             if arg.keyword is not None:
@@ -704,7 +714,7 @@ def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
         source = unpacked_source(model, func)
         if source is not None:
             return _from_factory(model, source[0], source[1], func.value)
-        return None
+        return _from_parameter(model, func)
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
         info = method_of_self(model, func)
         if info is not None:
@@ -729,6 +739,29 @@ def _jitted_callee(model, call: cst.Call) -> Optional[JittedCallee]:
             return JittedCallee(info, ctx, 0 if _decorated_static(info) else 1,
                                 model.module.code_for_node(func), receiver=True)
     return None
+
+
+def _from_parameter(model, name: cst.Name) -> Optional[JittedCallee]:
+    """`create_fn(...)` where `create_fn` is a parameter that every call of its function in
+    this file passes the same jitted function (`get_model(create_model, ...)`): calling the
+    parameter calls that function, with its static arguments."""
+    from jaxlint.engine.callees import call_sites, passed_arguments
+
+    passed = passed_arguments(model, name)
+    if not passed:
+        return None
+    found = None
+    for _call, arg in passed:
+        callee = _jitted_expression(model, arg, model.module.code_for_node(arg), 1)
+        if callee is None or (found is not None and callee.function is not found.function):
+            return None
+        found = callee
+    owner = model.function_of(name)
+    while owner is not None and name.value not in owner.scope.bindings:
+        owner = owner.enclosing
+    if owner is None or len(call_sites(model, owner)) != len(passed):
+        return None  # a call leaves it to a default, or passes it behind a star
+    return found
 
 
 def _from_wrapper(model, wrapper: cst.Call, label: str) -> Optional[JittedCallee]:

@@ -68,6 +68,33 @@ class ExternalStateWrite(Rule):
                 continue
             values = [a.value for a in call.args]
             yield from self._write(call, func.value, values, f".{func.attr.value}(...)")
+        yield from self._static_closure_leaks()
+
+    def _static_closure_leaks(self):
+        """A jitted function returns a pytree whose static field (its aux data, which jit
+        hands back as the very objects the trace made) holds closures that a factory of this
+        file made during the trace over a traced value: `TrainState(..., tx=make_tx(
+        schedule(...)))` where `schedule` closes over `bounds = jnp.stack(...)`. The tracer
+        leaves the trace inside the static part; calling the closure later raises
+        UnexpectedTracerError (jax 0.10.2; `jax.check_tracer_leaks()` reports the leak)."""
+        model = self.model
+        if not any(c.pytree and any(f.static for f in c.fields.values()) for c in model.classes):
+            return
+        for info in model.functions:
+            if not any(c.cached and c.via in ("decorator", "wrapper") for c in info.contexts.values()):
+                continue
+            for returned in model.returned_expressions(info) or ():
+                for klass, field, value in _static_field_values(model, returned):
+                    found = _closure_over_tracer(model, value)
+                    if found is None:
+                        continue
+                    closure, name = found
+                    yield self.report(value, (
+                        f"`{info.name}` returns a `{klass.name}` from jit whose static field `{field}` "
+                        f"holds the closure `{closure}`, made during the trace over `{name}`, a tracer: "
+                        f"static fields leave jit as the objects the trace built, so the tracer leaks "
+                        f"and calling `{field}` later raises UnexpectedTracerError; build `{field}` "
+                        f"outside the jitted function, or from Python values only"), info)
 
     def _assignment(self, node, target):
         value = node.value
@@ -558,3 +585,97 @@ def _dropped_after_calls(model, outer: FunctionInfo, traced: FunctionInfo, name:
             elif not (isinstance(parent, cst.Attribute) and parent.value is ref):
                 return False  # handed on: another reference may outlive the trace
     return True
+
+
+def _static_field_values(model, expr, depth: int = 0):
+    """(class, field, value) for each static field that `expr` (a constructor call of a
+    pytree class of this file, or a classmethod of it that returns `cls(...)`) fills."""
+    if not isinstance(expr, cst.Call) or depth > 2 or any(a.star for a in expr.args):
+        return
+    klass = model.resolve_class(expr.func)
+    if klass is not None:
+        init = klass.methods.get("__init__")
+        if init is None or not klass.pytree:
+            return
+        params = init.positional[1:]
+        for i, a in enumerate(expr.args):
+            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+            field = klass.fields.get(name) if name is not None else None
+            if field is not None and field.static:
+                yield klass, name, a.value
+        return
+    if not isinstance(expr.func, cst.Attribute):
+        return
+    owner = model.resolve_class(expr.func.value)
+    method = owner.methods.get(expr.func.attr.value) if owner is not None else None
+    if method is None or not method.positional:
+        return
+    bound = {}
+    params = method.positional[1:]  # `cls`
+    for i, a in enumerate(expr.args):
+        name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+        if name is not None:
+            bound[name] = a.value
+    for returned in model.returned_expressions(method) or ():
+        if not isinstance(returned, cst.Call) or not isinstance(returned.func, cst.Name) \
+                or returned.func.value != method.positional[0]:
+            continue
+        for klass, field, value in _static_field_values_as(model, owner, returned):
+            if isinstance(value, cst.Name) and value.value in bound:
+                yield klass, field, bound[value.value]
+
+
+def _static_field_values_as(model, klass, call: cst.Call):
+    """`cls(...)` inside a classmethod of `klass`: its static fields, as `Cls(...)` would."""
+    init = klass.methods.get("__init__")
+    if init is None or not klass.pytree or any(a.star for a in call.args):
+        return
+    params = init.positional[1:]
+    for i, a in enumerate(call.args):
+        name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+        field = klass.fields.get(name) if name is not None else None
+        if field is not None and field.static:
+            yield klass, name, a.value
+
+
+def _closure_over_tracer(model, expr, depth: int = 0):
+    """(closure, name) where `expr` calls a factory of this file whose return holds its own
+    nested defs, one of which reads a traced value of the factory: a local array it computed
+    during the trace, or what this call passes a parameter (a traced value, or closures of
+    the same kind)."""
+    if not isinstance(expr, cst.Call) or depth > 4 or not isinstance(expr.func, cst.Name):
+        return None
+    factory = model.resolve_function(expr.func)
+    if factory is None or not isinstance(factory.node, cst.FunctionDef) or not factory.traced:
+        return None
+    nested = {child.name: child for child in factory.children if not child.is_lambda}
+    returned = set()
+    for value in model.returned_expressions(factory) or ():
+        parts = [value]
+        if isinstance(value, (cst.Tuple, cst.List)):
+            parts = [el.value for el in value.elements]
+        elif isinstance(value, cst.Call):
+            parts = [a.value for a in value.args]
+        returned |= {p.value for p in parts if isinstance(p, cst.Name) and p.value in nested}
+    for name in sorted(returned):
+        closure = nested[name]
+        for node in walk(closure.node.body):
+            if not isinstance(node, cst.Name) or node.value in closure.scope.bindings \
+                    or node.value not in factory.scope.bindings:
+                continue
+            if node.value in factory.all_params:
+                from jaxlint.engine.callees import argument_for
+
+                arg = argument_for(expr, factory, node.value, 0)
+                if arg is None:
+                    continue
+                if model.value(arg).tracer:
+                    return name, node.value
+                inner = _closure_over_tracer(model, arg, depth + 1)
+                if inner is not None:
+                    return inner
+                continue
+            values = model.assigned_values(node)
+            if values and all(model.value(v).tracer for v in values):
+                return name, node.value
+    return None

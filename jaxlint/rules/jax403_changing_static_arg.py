@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxlint.engine.counters import counter_field, counter_step, integer_array
 from jaxlint.engine.static_parts import counted_fields, fresh_object, static_parts
 from jaxlint.engine.values import Shape
 from jaxlint.rules import _recompile as rc
@@ -20,6 +21,7 @@ class ChangingStaticArg(Rule):
         model = self.model
         if not _takes_pytree_classes(model) and not any(
                 c.cached and (c.static or c.arrays_only) for info in model.functions for c in info.contexts.values()):
+            yield from self._counted_exponents()
             return  # no jitted function here has a static part to churn
         for call, loop, callee in rc.jitted_calls_in_loops(model):
             arrays_only = callee.context.arrays_only
@@ -62,6 +64,7 @@ class ChangingStaticArg(Rule):
                            f"with ==), so JAX compiles `{callee.function.name}` again each time: {fix}")
                     yield self.report(arg, msg, model.function_of(call), static_arg=param,
                                       fun_name=_fun_name(callee))
+        yield from self._counted_exponents()
         for call, owner, callee in rc.jitted_calls_per_run(model):
             if not callee.static and not callee.context.arrays_only and not _takes_pytree_classes(model):
                 continue
@@ -76,6 +79,99 @@ class ChangingStaticArg(Rule):
                    f"make it once, outside `{owner.name}`")
             yield self.report(arg, msg, owner, static_arg=param,
                               fun_name=_fun_name(callee))
+
+
+    def _counted_exponents(self):
+        """`decay ** count` run outside jit, where `count` is an integer JAX array that a
+        loop counts up: a concrete integer exponent becomes `integer_pow`'s static exponent,
+        one compile per value (jax 0.10.2: `Compiling jit(integer_pow)` on every step)."""
+        model = self.model
+        if not model.classes:
+            return  # the counter lives in a field of a state class of this file
+        repeated = None
+        for node, exponent in _powers(model):
+            step = counter_step(model, exponent)
+            if step is None or not integer_array(model, step):
+                continue
+            if repeated is None:
+                repeated = rc.repeated_functions(model)
+            owner = model.function_of(node)
+            if rc.repeating_loop(model, node) is None and owner not in repeated:
+                continue
+            if not rc.runs_eagerly(model, node):
+                continue
+            loop_call = _advanced_by_loop(model, step)
+            if loop_call is None:
+                continue
+            field = counter_field(step)
+            yield self.report(node, (
+                f"`{self.source(node)}` runs outside jit with `{self.source(exponent)}` a concrete "
+                f"integer JAX array, the counter `{field}` that the loop at line "
+                f"{model.line_of(loop_call)} advances: JAX turns a concrete integer exponent into "
+                f"`integer_pow`'s static exponent and compiles it again for each new value, once per "
+                f"step; cast the exponent to a float (`{self.source(exponent)}.astype(jnp.float32)`) "
+                f"or run the update under jax.jit"), owner, fun_name="jit(integer_pow)")
+
+
+def _powers(model):
+    """(expression, exponent) of each `a ** b` and `jnp.power(a, b)`."""
+    for node in model.nodes(cst.BinaryOperation):
+        if isinstance(node.operator, cst.Power):
+            yield node, node.right
+    for call in model.nodes(cst.Call):
+        if model.qualname(call.func) == "jax.numpy.power" and len(call.args) == 2 \
+                and all(a.keyword is None and not a.star for a in call.args):
+            yield call, call.args[1].value
+
+
+def _advanced_by_loop(model, step: cst.BinaryOperation):
+    """The call, on every pass of a loop, of the function holding `s.count + 1` that binds
+    back the name it passes for `s` from what the function returns there: a state whose
+    `count` is that step (`updates, state = update(grads, state)`)."""
+    from jaxlint.engine.callees import argument_for, call_sites
+
+    holder = model.function_of(step)
+    side = step.left if isinstance(step.left, cst.Attribute) else step.right
+    if holder is None or not isinstance(side.value, cst.Name) or side.value.value not in holder.positional:
+        return None
+    field = side.attr.value
+    sites = call_sites(model, holder)
+    known = {call for call, _ in sites}
+    # `init_fn, update_fn = scale_by_adam()`, then `update_fn(...)`: the nested def a factory returns.
+    sites += [(call, 0) for call in rc.calls_by_callee(model).get(holder, ())
+              if call not in known and isinstance(call.func, cst.Name)]
+    for call, shift in sites:
+        if rc.repeating_loop(model, call) is None:
+            continue
+        arg = argument_for(call, holder, side.value.value, shift)
+        statement = model.parent(call)
+        if not isinstance(arg, cst.Name) or not isinstance(statement, cst.Assign) \
+                or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0].target
+        if isinstance(target, cst.Name):
+            positions = [None] if target.value == arg.value else []
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            positions = [k for k, el in enumerate(target.elements)
+                         if isinstance(el.value, cst.Name) and el.value.value == arg.value]
+        else:
+            positions = []
+        for position in positions:
+            for returned in model.returned_expressions(holder, position) or ():
+                if isinstance(returned, cst.Call) and _stores_step(model, returned, field, step):
+                    return call
+    return None
+
+
+def _stores_step(model, call: cst.Call, field: str, step) -> bool:
+    """`State(count=count_inc, ...)` or `s._replace(count=...)` with the counter's step."""
+    values = [a.value for a in call.args if a.keyword is not None and a.keyword.value == field]
+    klass = model.resolve_class(call.func)
+    if not values and klass is not None and klass.fields and field in klass.fields:
+        index = list(klass.fields).index(field)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        values = positional[index:index + 1]
+    return any(counter_step(model, v) is step for v in values)
 
 
 def _fun_name(callee) -> str:

@@ -37,7 +37,7 @@ class UnhashableStaticArg(Rule):
             callee = rc.jitted_callee(model, call)
             if callee is None or not callee.static:
                 continue
-            for param, arg in callee.bind(call):
+            for param, arg in callee.bind(call, model):
                 if param not in callee.static:
                     continue
                 kind = self._unhashable(arg)
@@ -259,10 +259,29 @@ class UnhashableStaticArg(Rule):
         if isinstance(expr, cst.Name) and depth < 2:
             # `sizes = [1, 2]` ... `f(x, sizes)`: every binding makes the same unhashable kind
             # (through one more name: `static = model`).
-            kinds = {self._unhashable(v, depth + 1) for v in model.assigned_values(expr) or ()}
+            values = model.assigned_values(expr)
+            if values is None:
+                values = _every_passed(model, expr)  # a parameter: what every call passes
+            kinds = {self._unhashable(v, depth + 1) for v in values or ()}
             if len(kinds) == 1:
                 return kinds.pop()
         return None
+
+
+def _every_passed(model, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
+    """What each call of this file passes to the parameter `name`, where every call of its
+    function passes it (none leaves it to a default or behind a star)."""
+    from jaxlint.engine.callees import call_sites, passed_arguments
+
+    passed = passed_arguments(model, name)
+    if not passed:
+        return None
+    owner = model.function_of(name)
+    while owner is not None and name.value not in owner.scope.bindings:
+        owner = owner.enclosing
+    if owner is None or len(call_sites(model, owner)) != len(passed):
+        return None
+    return [arg for _call, arg in passed]
 
 
 def _argnums_given(model, origin: cst.Call) -> bool:
