@@ -81,6 +81,25 @@ def make():
     return inner
 '''
 
+AGENT = '''import jax
+
+
+class Agent:
+    def __init__(self, params):
+        self.params = jax.tree_map(abs, params)  # REEXPORTED: run_agent.py imports Agent from pkg
+
+
+class Unexported:
+    def __init__(self, params):
+        self.params = jax.tree_map(abs, params)  # NOT REEXPORTED: pkg does not import it
+'''
+
+RUN_AGENT = '''from pkg import Agent, Unexported  # the package re-exports Agent only
+
+Agent([1])
+Unexported([1])
+'''
+
 OTHER = '''def step(params):
     return params
 
@@ -133,7 +152,10 @@ def got(tmp_path_factory):
     # No pyproject.toml, setup.py or .git: a corpus extract, or a folder of scripts.
     root = tmp_path_factory.mktemp("nomarker")
     (root / "pkg" / "sub").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "__init__.py").write_text("from pkg.agent import Agent  # Unexported stays in agent\n")
+    agent = root / "pkg" / "agent.py"
+    agent.write_text(AGENT)
+    (root / "run_agent.py").write_text(RUN_AGENT)
     (root / "pkg" / "sub" / "__init__.py").write_text("")
     lib = root / "pkg" / "sub" / "lib.py"
     lib.write_text(LIB)
@@ -164,6 +186,9 @@ def got(tmp_path_factory):
         "same name": _finding(lib, LIB, "# SAME NAME", "step", "jax.tree_multimap"),
         "module alias": _finding(lib, LIB, "# MODULE ALIAS", "leaves", "jax.tree_leaves"),
         "script chain": _finding(chain, SCRIPT_CHAIN, "# CHAIN", "inner", "jax.tree_multimap"),
+        "reexported": _finding(agent, AGENT, "# REEXPORTED", "Agent.__init__", "jax.tree_map", lambda_=True),
+        "not reexported": _finding(agent, AGENT, "# NOT REEXPORTED", "Unexported.__init__", "jax.tree_map",
+                                   lambda_=True),
         "annotation": _finding(signatures, SIGNATURES, "# ANNOTATION", "train", "jax.random.KeyArray"),
         "nested annotation": _finding(signatures, SIGNATURES, "# NESTED", "make.<locals>.inner",
                                       "jax.random.KeyArray", lambda_=True),
@@ -241,3 +266,15 @@ def test_an_annotation_of_a_def_inside_an_uncalled_function_never_runs(got):
     v = got["nested annotation"]
     assert v["verdict"] == "not reproduced", v
     assert "nothing in the project calls make" in v["summary"], v
+
+
+def test_a_class_imported_through_its_packages_reexport_is_used(got):
+    # run_agent.py says `from pkg import Agent`: pkg/__init__.py imports it from pkg.agent.
+    v = got["reexported"]
+    assert v["verdict"] == "confirmed", v
+    assert "used at run_agent.py:3" in v["evidence"], v
+
+
+def test_a_class_the_package_does_not_reexport_is_not_used_through_it(got):
+    v = got["not reexported"]
+    assert v["verdict"] == "not reproduced", v

@@ -278,6 +278,7 @@ def callers(path: str, function: str, function_line: Optional[int] = None,
     # its class, for a method): a same-named function of another file is not this one.
     owner = parts[0] if len(parts) > 1 and "<locals>" not in parts else name
     stem = os.path.splitext(os.path.basename(real))[0]
+    reexported = _reexported_by(real, owner)
     for file in dict.fromkeys([real, *files]):
         text = _code_text(file, real, name)
         if text is None:
@@ -291,7 +292,7 @@ def callers(path: str, function: str, function_line: Optional[int] = None,
         elif not real.endswith(".py"):
             continue  # nothing imports a notebook's functions
         else:
-            uses = _imported_uses(tree, stem, owner, name)
+            uses = _imported_uses(tree, stem, owner, name, reexported)
         for line, enclosing in uses:
             where = f"{os.path.relpath(file, project_root(path))}:{line}"
             if enclosing is None or enclosing == function and file == real:
@@ -380,24 +381,45 @@ def _loads(tree, name: str) -> list:
                   key=lambda u: (u[1] is not None, u[0]))
 
 
-def _imported_uses(tree, stem: str, owner: str, name: str) -> list:
+def _reexported_by(path: str, owner: str) -> frozenset:
+    """The packages above `path` whose `__init__.py` names `owner` (`from .mbpo import Agent`):
+    `from pkg.agents import Agent` imports this module's `Agent` through them."""
+    out = set()
+    folder = os.path.dirname(path)
+    for _ in range(8):
+        init = os.path.join(folder, "__init__.py")
+        if not os.path.isfile(init):
+            break
+        try:
+            text = open(init, encoding="utf-8", errors="replace").read()
+        except OSError:
+            break
+        if re.search(rf"\b{re.escape(owner)}\b", re.sub(r"#[^\n]*", "", text)):
+            out.add(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return frozenset(out)
+
+
+def _imported_uses(tree, stem: str, owner: str, name: str, reexported: frozenset = frozenset()) -> list:
     """(line, enclosing function) where a file that imports `owner` from the module `stem`
     reads `name` (the owner itself, or a method of it): `from pkg.stem import owner` (or `*`), then
-    `name`; `import pkg.stem` or `from pkg import stem` (aliases too), then `<module>.owner`."""
+    `name`; `import pkg.stem` or `from pkg import stem` (aliases too), then `<module>.owner`. A
+    package in `reexported` (its `__init__` imports `owner`) stands for the module `stem`."""
     import ast
 
+    sources = {stem} | set(reexported)
     bound, modules = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             source = (node.module or "").split(".")
             for alias in node.names:
-                if source[-1] == stem and alias.name in (owner, "*"):
+                if source[-1] in sources and alias.name in (owner, "*"):
                     bound.add(alias.asname or owner)
-                elif alias.name == stem:
-                    modules.add(alias.asname or stem)
+                elif alias.name in sources:
+                    modules.add(alias.asname or alias.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[-1] == stem:
+                if alias.name.split(".")[-1] in sources:
                     modules.add(alias.asname or alias.name)
     if not bound and not modules:
         return []
