@@ -473,6 +473,20 @@ def passed_arguments(model, name: cst.Name) -> Optional[list[tuple[cst.Call, cst
     return out
 
 
+def every_passed(model, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
+    """What each call of this file passes to the parameter `name`, where every call of its
+    function passes it (none leaves it to a default or behind a star); else None."""
+    passed = passed_arguments(model, name)
+    if not passed:
+        return None
+    owner = model.function_of(name)
+    while owner is not None and name.value not in owner.scope.bindings:
+        owner = owner.enclosing
+    if owner is None or len(call_sites(model, owner)) != len(passed):
+        return None
+    return [arg for _call, arg in passed]
+
+
 def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
     func = model.function_of(name)
     while func is not None and name.value not in func.scope.bindings:

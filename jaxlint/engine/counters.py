@@ -125,20 +125,12 @@ def field_constructions(model, field: str) -> Optional[list[cst.BaseExpression]]
 
 def _sources(model, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
     """The one value a name is bound to, or what every call passes a parameter."""
-    from jaxlint.engine.callees import call_sites, passed_arguments
+    from jaxlint.engine.callees import every_passed
 
     values = model.assigned_values(name)
     if values is not None:
         return values if len(values) == 1 else None
-    passed = passed_arguments(model, name)
-    if not passed:
-        return None
-    owner = model.function_of(name)
-    while owner is not None and name.value not in owner.scope.bindings:
-        owner = owner.enclosing
-    if owner is None or len(call_sites(model, owner)) != len(passed):
-        return None
-    return [arg for _call, arg in passed]
+    return every_passed(model, name)
 
 
 def _argument(call: cst.Call, index: int, keyword: str) -> Optional[cst.BaseExpression]:

@@ -594,15 +594,7 @@ def _static_field_values(model, expr, depth: int = 0):
         return
     klass = model.resolve_class(expr.func)
     if klass is not None:
-        init = klass.methods.get("__init__")
-        if init is None or not klass.pytree:
-            return
-        params = init.positional[1:]
-        for i, a in enumerate(expr.args):
-            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
-            field = klass.fields.get(name) if name is not None else None
-            if field is not None and field.static:
-                yield klass, name, a.value
+        yield from _static_field_values_as(model, klass, expr)
         return
     if not isinstance(expr.func, cst.Attribute):
         return
@@ -626,7 +618,8 @@ def _static_field_values(model, expr, depth: int = 0):
 
 
 def _static_field_values_as(model, klass, call: cst.Call):
-    """`cls(...)` inside a classmethod of `klass`: its static fields, as `Cls(...)` would."""
+    """The static fields that `call` fills as a constructor of `klass`: `Cls(...)` itself, or
+    `cls(...)` inside a classmethod of `klass`."""
     init = klass.methods.get("__init__")
     if init is None or not klass.pytree or any(a.star for a in call.args):
         return

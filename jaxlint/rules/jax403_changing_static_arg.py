@@ -148,14 +148,7 @@ def _advanced_by_loop(model, step: cst.BinaryOperation):
         if not isinstance(arg, cst.Name) or not isinstance(statement, cst.Assign) \
                 or len(statement.targets) != 1:
             continue
-        target = statement.targets[0].target
-        if isinstance(target, cst.Name):
-            positions = [None] if target.value == arg.value else []
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            positions = [k for k, el in enumerate(target.elements)
-                         if isinstance(el.value, cst.Name) and el.value.value == arg.value]
-        else:
-            positions = []
+        positions = _rebound_at(statement.targets[0].target, arg.value)
         for position in positions:
             for returned in model.returned_expressions(holder, position) or ():
                 if isinstance(returned, cst.Call) and _stores_step(model, returned, field, step):
@@ -232,14 +225,7 @@ def _counted_back(model, call, loop, callee, arg):
     if not isinstance(arg, cst.Name) or not isinstance(statement, cst.Assign) \
             or len(statement.targets) != 1 or rc.short_loop(model, loop):
         return None
-    target = statement.targets[0].target
-    if isinstance(target, cst.Name):
-        positions = [None] if target.value == arg.value else []
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        positions = [k for k, el in enumerate(target.elements)
-                     if isinstance(el.value, cst.Name) and el.value.value == arg.value]
-    else:
-        positions = []
+    positions = _rebound_at(statement.targets[0].target, arg.value)
     if not positions:
         return None
     return counted_fields(model, callee.function, callee.context.arrays_only).get(positions[0])
@@ -282,3 +268,14 @@ def _varying_in_scope(model, node, loop) -> set[str]:
             break
         cur = rc.repeating_loop(model, cur)
     return names
+
+
+def _rebound_at(target: cst.BaseAssignTargetExpression, name: str) -> list:
+    """Where an assignment's target rebinds `name`: [None] for the whole value
+    (`scene = step(scene)`), the tuple positions for an unpacking (`scene, loss = ...`)."""
+    if isinstance(target, cst.Name):
+        return [None] if target.value == name else []
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [k for k, el in enumerate(target.elements)
+                if isinstance(el.value, cst.Name) and el.value.value == name]
+    return []

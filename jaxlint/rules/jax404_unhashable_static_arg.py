@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.callees import every_passed
 from jaxlint.engine import tracing
 from jaxlint.engine.tracing import resolve_callable
 from jaxlint.engine.values import Shape
@@ -261,27 +262,11 @@ class UnhashableStaticArg(Rule):
             # (through one more name: `static = model`).
             values = model.assigned_values(expr)
             if values is None:
-                values = _every_passed(model, expr)  # a parameter: what every call passes
+                values = every_passed(model, expr)  # a parameter: what every call passes
             kinds = {self._unhashable(v, depth + 1) for v in values or ()}
             if len(kinds) == 1:
                 return kinds.pop()
         return None
-
-
-def _every_passed(model, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
-    """What each call of this file passes to the parameter `name`, where every call of its
-    function passes it (none leaves it to a default or behind a star)."""
-    from jaxlint.engine.callees import call_sites, passed_arguments
-
-    passed = passed_arguments(model, name)
-    if not passed:
-        return None
-    owner = model.function_of(name)
-    while owner is not None and name.value not in owner.scope.bindings:
-        owner = owner.enclosing
-    if owner is None or len(call_sites(model, owner)) != len(passed):
-        return None
-    return [arg for _call, arg in passed]
 
 
 def _argnums_given(model, origin: cst.Call) -> bool:
