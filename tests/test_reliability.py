@@ -203,6 +203,22 @@ def test_deep_nesting_degrades_per_function_not_per_file(tmp_path):
     assert codes(result) == [(BAD_LINE + 4, "JAX201")]
 
 
+def test_objects_whose_methods_call_each_other_back_lose_no_finding(tmp_path):
+    # Which class `env` holds is asked of the calls of `Policy.initial`, whose object is a
+    # parameter of `Env.initial`, asked of its calls, and so on: a cycle of questions, not
+    # deep code. It must end in "not known" (no E902), and the finding in the cycle stays.
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n\n"
+        "class Env:\n    def initial(self, other, key):\n        return other.initial(self, key)\n\n\n"
+        "class Policy:\n    def initial(self, env, key):\n"
+        "        state = jnp.zeros(3, dtype=jnp.float64)\n        return env.initial(self, key), state\n")
+    path = tmp_path / "cycle.py"
+    path.write_text(text)
+    result = lint_file(str(path), Settings())
+    assert result.diagnostics == []
+    assert codes(result) == [(12, "JAX702")]
+
+
 def test_a_long_elif_chain_keeps_the_other_findings(tmp_path):
     elifs = "def h(x):\n    if x:\n        pass\n" + "    elif x:\n        pass\n" * 600
     path = tmp_path / "elifs.py"

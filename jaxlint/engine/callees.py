@@ -238,10 +238,11 @@ def instance_class(model, expr: cst.BaseExpression, depth: int = 0) -> Optional[
     return None
 
 
-def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
+def call_sites(model, func: FunctionInfo, depth: int = 0) -> list[tuple[cst.Call, int]]:
     """The calls of this file that run `func`, each with how many of `func`'s positional
     parameters the call binds before its own arguments (`self` for a method called
-    on an object or through its class's constructor)."""
+    on an object or through its class's constructor). `depth`: how deep in a search
+    for an object's class this question is asked (the search can come back to it)."""
     out = []
     if func.name == "__init__" and func.klass is not None:
         for call in model.calls_named(func.klass.name):
@@ -256,7 +257,7 @@ def call_sites(model, func: FunctionInfo) -> list[tuple[cst.Call, int]]:
         # a staticmethod takes the arguments as written.
         from jaxlint.engine.evaluate import _is_staticmethod
         shift = 0 if _is_staticmethod(func) else 1
-        for call in attribute_calls(model, func.klass, func.name):
+        for call in attribute_calls(model, func.klass, func.name, depth):
             if function_of_callable(model, call.func) is func:
                 out.append((call, shift))
     if func.name == "__call__" and func.klass is not None:
@@ -495,7 +496,7 @@ def _function_with_param(model, name: cst.Name) -> Optional[FunctionInfo]:
 
 
 def _from_call_sites(model, func: FunctionInfo, param: str, depth: int) -> Optional[ClassInfo]:
-    sites = call_sites(model, func) + transformed_call_sites(model, func)
+    sites = call_sites(model, func, depth + 1) + transformed_call_sites(model, func)
     if not sites:
         return None
     found = []
@@ -569,13 +570,13 @@ def _agreed(classes) -> Optional[ClassInfo]:
     return classes[0] if all(c is classes[0] for c in classes) else None
 
 
-def attribute_calls(model, klass: ClassInfo, attr: str) -> list[cst.Call]:
+def attribute_calls(model, klass: ClassInfo, attr: str, depth: int = 0) -> list[cst.Call]:
     """The calls `obj.<attr>(...)` of this file where `obj` is an instance of `klass` or
     of a class related to it (`self` in its methods, an attribute or parameter every
     binding shows to hold one): where a callable the class stores as `self.<attr>` runs."""
     family = {klass, *klass.relatives}
     return [call for call in model.attribute_calls_named(attr)
-            if instance_class(model, call.func.value) in family]
+            if instance_class(model, call.func.value, depth + 1) in family]
 
 
 def changing_attributes(model, klass: ClassInfo) -> frozenset[str]:
