@@ -157,6 +157,25 @@ def test_timeit_run_once_on_the_first_call_of_a_fresh_jit(tmp_path):
     assert {(cell, code) for cell, _, code in found} == {(5, "JAX601"), (6, "JAX601")}
 
 
+def test_timeit_names_the_call_that_takes_the_arrays(tmp_path):
+    # Batch 25 (Juno-T/jax-rl tmp.ipynb 27:1): `%timeit td.nstep_td_errors(3, jnp.zeros(4), ...)`
+    # was reported as timing `jnp.ones(4)`, an argument. The arguments are dispatched first
+    # and the call that takes them runs last: a function of another module the file cannot
+    # see into may wait for its result, so nothing is reported (as for a clock read after
+    # such a call); a jitted function of the notebook is named, not its argument.
+    path = _notebook(
+        tmp_path,
+        "import jax\nimport jax.numpy as jnp\nimport td\n",
+        "@jax.jit\ndef f(x, y):\n    return jnp.sin(x) @ y\n",
+        "%timeit td.nstep_td_errors(3, jnp.zeros(4), jnp.ones(4), .5)\n",
+        "%timeit f(jnp.ones((300, 300)), jnp.ones((300, 300)))\n",
+    )
+    found, result = _found(path)
+    assert {(cell, code) for cell, _, code in found} == {(4, "JAX601")}
+    (finding,) = result.findings
+    assert "times `f(jnp.ones((300, 300))" in finding.message and finding.col == 9
+
+
 def test_noqa_works_in_cells(tmp_path):
     path = _notebook(tmp_path, "import jax\n",
                      "@jax.jit\ndef f(x):\n    return 1 if x else 0  # noqa: JAX201\n",

@@ -64,7 +64,10 @@ def test_first_call_of_a_fresh_jit_is_not_reported(lint):
     # The first call compiles, synchronously, before it dispatches one run (measured
     # on CPU: 156 ms at the clock and when done); jax.jit(g) of a g jitted and called
     # before, a second call, and a call in a loop are warm. Inside a function the timer
-    # runs on each call: a lambda jitted there compiles every time, never warm.
+    # runs on each call: a lambda jitted there compiles every time, so every run's timer
+    # holds a compile (batch 25: measured 0.15-0.20 s to return on each of three runs,
+    # a warm call 9-13 ms), and is not reported; `jax.jit(g)` of a module-level `g` is
+    # warm from the function's second run, and is.
     code = """
         import time
         import jax
@@ -102,7 +105,7 @@ def test_first_call_of_a_fresh_jit_is_not_reported(lint):
             y = step(x)
             return time.perf_counter() - t0
     """
-    assert findings(lint, code) == [(16, "JAX601"), (24, "JAX601"), (30, "JAX601"), (36, "JAX601")]
+    assert findings(lint, code) == [(16, "JAX601"), (24, "JAX601"), (36, "JAX601")]
 
 
 def test_first_call_through_a_transform_of_a_fresh_jit_is_not_reported(lint):
