@@ -837,8 +837,8 @@ def compiles_first(model: FileModel, call: cst.Call) -> bool:
 
 
 def compiles_each_run(model: FileModel, call: cst.Call) -> bool:
-    """Whether `call`, in a function and in no loop of it, is the first call of a
-    function that this run of the function jitted afresh, so it traces and compiles its
+    """Whether `call`, in a function that runs once as far as the file shows and in no
+    loop of it, is the first call of a function that this run of the function jitted afresh, so it traces and compiles its
     program, synchronously, every time the function runs: a nested `@jax.jit def step`,
     `jf = jax.jit(h)` or `jax.jit(h)(x)` where `h` is a lambda, a `functools.partial`, a
     `def` nested in the function or a bound method `obj.m` (nothing calling or handing
@@ -852,7 +852,7 @@ def compiles_each_run(model: FileModel, call: cst.Call) -> bool:
     9-13 ms waited for); `jax.jit(g)` of a module-level `g` compiled on the first run only
     (0.19 s, then 0.1 ms), so it is not one of these."""
     func = model.function_of(call)
-    if func is None or model.in_loop(call) is not None:
+    if func is None or model.in_loop(call) is not None or not _runs_once(model, func):
         return False
     target = call.func
     if isinstance(target, cst.Call):  # jax.jit(h)(x)
@@ -869,6 +869,28 @@ def compiles_each_run(model: FileModel, call: cst.Call) -> bool:
         fresh = isinstance(value, cst.Call) and _caching_transform(model, value) \
             and _made_per_run(model, value.args[0].value, func)
     return fresh and not _read_between(model, target, binding.order, call, skip=None, eager_ok=False)
+
+
+def _runs_once(model: FileModel, func, depth: int = 0) -> bool:
+    """As far as the file shows, `func` runs once: at most one call of it, in no loop, in
+    code that runs once in turn (a test, a `main`, a function nothing here calls). One
+    that runs again and again (`for method in methods: run(x)`) compiles its program
+    again on each run, a waste JAX402 reports, and its timer is meant to time the run,
+    which it misses (optax#1298: 0.30 s and 0.27 s printed, each the compile)."""
+    from jaxlint.engine.callees import call_sites
+
+    if depth > 3:
+        return False
+    sites = call_sites(model, func)
+    if len(sites) > 1:
+        return False
+    for site, _ in sites:
+        if model.in_loop(site) is not None:
+            return False
+        outer = model.function_of(site)
+        if outer is not None and not _runs_once(model, outer, depth + 1):
+            return False
+    return True
 
 
 def _made_per_run(model: FileModel, wrapped: cst.BaseExpression, func) -> bool:
