@@ -101,6 +101,14 @@ def _call_work(model, call, env, batch, depth, work, times):
     q = model.qualname(call.func) or ""
     if q in COST_BOUNDED_METHODS and _method(call, COST_BOUNDED_METHODS[q][0]) not in COST_BOUNDED_METHODS[q][1]:
         return None  # `searchsorted(..., method="sort")`: a sort, whose cost the tables do not bound
+    if q.endswith((".stack", ".array", ".asarray")) and q in LINEAR_COST_FUNCTIONS:
+        items = _items_argument(model, call, env)
+        if items is not None:  # `jnp.stack(output, axis=1)` of a list built by `append`
+            out = items[0].stacked(items[1]) if items[1] == 0 or q.endswith(".stack") else None
+            if out is None:
+                return None
+            work.add(_elements(out), times, batch)
+            return out
     if q in LINEAR_COST_FUNCTIONS or q in PRODUCT_COST_FUNCTIONS:
         shapes = []
         for a in call.args:
@@ -123,6 +131,9 @@ def _call_work(model, call, env, batch, depth, work, times):
         if out is None and q in LINEAR_COST_FUNCTIONS and q.rsplit(".", 1)[1] in _REDUCTIONS \
                 and len(shapes) == 1 and not any(a.keyword is not None for a in call.args):
             out = ()
+        if out is None and q in LINEAR_COST_FUNCTIONS and q.rsplit(".", 1)[1] in _REDUCTIONS \
+                and len(shapes) == 1:
+            out = _reduced(model, call, shapes[0])  # `jnp.sum(x, axis=1)`
         if out is None and q in LINEAR_COST_FUNCTIONS and shapes and q.rsplit(".", 1)[1] not in _REDUCTIONS:
             out = shapes[0]
             for s in shapes[1:]:
@@ -157,6 +168,20 @@ def _call_work(model, call, env, batch, depth, work, times):
     if callee is not None and depth < _DEPTH:
         inner = _bind(model, call, callee, env, batch, depth, work, times, None)
         return None if inner is None else _body_work(model, callee, inner, batch, depth + 1, work, times)
+    mapped = _jitted_vmap(model, call)
+    if mapped is not None and depth < _DEPTH and batch == 1:
+        # `jax.jit(jax.vmap(f))(xs)`: one program of the batched body.
+        callee, in_axes = mapped
+        found = _bind(model, call, callee, env, batch, depth, work, times, in_axes)
+        if found is None or found[1] is None:
+            return None
+        inner, size = found
+        program = EagerWork()
+        out = _body_work(model, callee, {k: _Array(v) for k, v in inner.items()}, size, depth + 1, program, 1)
+        if out is None or program.programs:
+            return None
+        work.add_program(program, times)
+        return _Array((size,) + out)
     callee = _jitted_def(model, call)
     if callee is not None and depth < _DEPTH and batch == 1:
         inner = _bind(model, call, callee, env, batch, depth, work, times, None)
@@ -177,19 +202,22 @@ def _jitted_def(model, call: cst.Call):
     """The undecorated `def` of this file that a call runs as one jitted program: `g(x)`
     where `g = jax.jit(f)` (its options change what compiles, not what runs), or `f(x)` of
     a `def` decorated with `@jax.jit` alone."""
-    if not isinstance(call.func, cst.Name):
+    if isinstance(call.func, cst.Call):  # `jax.jit(f)(x)`
+        wrapping = call.func
+    elif not isinstance(call.func, cst.Name):
         return None
-    binding = model.binding_in_effect(call.func)
-    node = getattr(binding, "node", None)
-    if isinstance(node, cst.Assign):
-        value = node.value
+    else:
+        node = getattr(model.binding_in_effect(call.func), "node", None)
+        wrapping = node.value if isinstance(node, cst.Assign) else None
+    if wrapping is not None:
+        value = wrapping
         if not isinstance(value, cst.Call) or model.qualname(value.func) != "jax.jit" or not value.args \
                 or value.args[0].keyword is not None or not isinstance(value.args[0].value, cst.Name):
             return None
         callee = getattr(model.binding_in_effect(value.args[0].value), "function", None)
         decorators = ()
     else:
-        callee = getattr(binding, "function", None)
+        callee = getattr(model.binding_in_effect(call.func), "function", None)
         if callee is None or callee.is_lambda:
             return None
         decorators = callee.node.decorators
@@ -199,6 +227,18 @@ def _jitted_def(model, call: cst.Call):
             or len(callee.node.decorators) != len(decorators):
         return None
     return callee
+
+
+def _jitted_vmap(model, call: cst.Call):
+    """`_vmapped` of `jax.vmap(f, ...)` that a call runs jitted: `jf(x)` of
+    `jf = jax.jit(batched)` with `batched = jax.vmap(f)`, or `jax.jit(jax.vmap(f))(x)`."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        func = getattr(getattr(model.binding_in_effect(func), "node", None), "value", None)
+    if not isinstance(func, cst.Call) or model.qualname(func.func) != "jax.jit" or len(func.args) != 1 \
+            or func.args[0].keyword is not None or func.args[0].star:
+        return None
+    return _vmapped_func(model, func.args[0].value)
 
 
 def _method(call: cst.Call, default: str):
@@ -255,6 +295,67 @@ class _Array(tuple):
         return True
 
 
+class _Items:
+    """A list the followed code builds with `append` (`output = []`, then
+    `output.append(jnp.dot(...))` in a counted loop): how many items, all of one shape.
+    `times` is how often the statement that made it runs; an append run `t` times in all
+    adds `t / times` items to each list made."""
+
+    def __init__(self, times: int):
+        self.times = times
+        self.length = 0
+        self.shape = None
+
+    def add(self, shape, times: int) -> bool:
+        if times % self.times or self.shape is not None and tuple(shape) != tuple(self.shape):
+            return False
+        self.shape = tuple(shape)
+        self.length += times // self.times
+        return True
+
+    def stacked(self, axis: int = 0):
+        """The shape `jnp.stack(items, axis)` / `jnp.array(items)` gives; None if unknown."""
+        if self.shape is None or not -len(self.shape) - 1 <= axis <= len(self.shape):
+            return None
+        axis = axis % (len(self.shape) + 1)
+        return _Array(self.shape[:axis] + (self.length,) + self.shape[axis:])
+
+
+def _items_argument(model, call: cst.Call, env):
+    """`jnp.stack(output, axis=1)`: the `_Items` list it is given and the stated axis."""
+    from jaxlint.engine.sizes import stated_value
+
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if len(positional) != 1 or positional[0].star or not isinstance(positional[0].value, cst.Name) \
+            or not isinstance(env.get(positional[0].value.value), _Items) or set(keywords) - {"axis", "dtype"}:
+        return None
+    axis = stated_value(model, keywords["axis"]) if "axis" in keywords else 0
+    return (env[positional[0].value.value], axis) if isinstance(axis, int) else None
+
+
+def _reduced(model, call: cst.Call, shape):
+    """The shape `jnp.sum(x, axis=1)` gives: the stated int axis taken off."""
+    from jaxlint.engine.sizes import stated_value
+
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if set(keywords) != {"axis"}:
+        return None
+    axis = stated_value(model, keywords["axis"])
+    if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+        return None
+    axis %= len(shape)
+    return _Array(tuple(shape[:axis]) + tuple(shape[axis + 1:]))
+
+
+def _appended(call, env) -> bool:
+    """`output.append(x)` on a list the followed code made (`_Items`)."""
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+        and call.func.attr.value == "append" and isinstance(call.func.value, cst.Name) \
+        and isinstance(env.get(call.func.value.value), _Items) and len(call.args) == 1 \
+        and call.args[0].keyword is None and not call.args[0].star
+
+
 def _broadcast(a, b):
     from jaxlint.engine.sizes import broadcast
     return broadcast(a, b)
@@ -276,7 +377,13 @@ def _vmapped(model, call: cst.Call):
     function of this file it maps, and its `in_axes` (ints and None) or None."""
     from jaxlint.engine.sizes import stated_value
 
-    func = call.func
+    return _vmapped_func(model, call.func)
+
+
+def _vmapped_func(model, func):
+    """`_vmapped` of the function a call calls (`func`)."""
+    from jaxlint.engine.sizes import stated_value
+
     if isinstance(func, cst.Name):
         binding = model.binding_in_effect(func)
         func = getattr(getattr(binding, "node", None), "value", None)
@@ -414,6 +521,14 @@ def _int(model, expr, env) -> int | None:
     if isinstance(expr, cst.Call) and model.qualname(expr.func) == "builtins.len" and len(expr.args) == 1:
         shape = array_shape(model, expr.args[0].value, env)
         return shape[0] if shape else None
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) \
+            and expr.value.attr.value == "shape" and len(expr.slice) == 1 \
+            and isinstance(expr.slice[0].slice, cst.Index):
+        shape = array_shape(model, expr.value.value, env)  # `xs.shape[-1]`
+        index = stated_value(model, expr.slice[0].slice.value)
+        if shape is None or not isinstance(index, int) or not -len(shape) <= index < len(shape):
+            return None
+        return shape[index]
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
         left, right = _int(model, expr.left, env), _int(model, expr.right, env)
         if left is None or right is None:
@@ -448,7 +563,8 @@ def _statements(model, body, env, batch, depth, work, times, outer=False):
             for small in stmt.body:
                 if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
                     continue
-                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                        and not _appended(small.value, env):
                     if _expr_work(model, small.value, env, batch, depth, work, times) is None:
                         return None
                     continue
@@ -456,6 +572,18 @@ def _statements(model, body, env, batch, depth, work, times, outer=False):
                     return _expr_work(model, small.value, env, batch, depth, work, times) if small.value else None
                 if isinstance(small, cst.Assign) and _transformed(model, small.value):
                     continue  # `g = jax.jit(f)` binds a function: it compiles at its first call
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name) \
+                        and isinstance(small.value, cst.List) and not small.value.elements:
+                    env[small.targets[0].target.value] = _Items(times)  # `output = []`
+                    continue
+                if isinstance(small, cst.Expr) and _appended(small.value, env):
+                    call = small.value
+                    items = env[call.func.value.value]
+                    shape = _expr_work(model, call.args[0].value, env, batch, depth, work, times)
+                    if shape is None or not items.add(shape, times):
+                        return None
+                    continue
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                         and isinstance(small.targets[0].target, cst.Name):
                     shape = _expr_work(model, small.value, env, batch, depth, work, times)

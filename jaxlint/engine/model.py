@@ -546,15 +546,20 @@ class FileModel:
         for b in bindings:
             if b.kind not in (BindingKind.DEF, BindingKind.ASSIGN) or not self.straight_line(b.node):
                 return None
-            if b.kind == BindingKind.ASSIGN and not (
-                    isinstance(b.node, cst.Assign) and len(b.node.targets) == 1
-                    and isinstance(b.node.targets[0].target, cst.Name)):
+            if b.kind == BindingKind.ASSIGN and not isinstance(b.node, cst.Assign):
                 return None
         if self.scope_of(node).bindings.get(node.value) is not bindings:
-            return max(bindings, key=lambda b: b.order)
-        ref_order = self.order.get(node, 0)
-        before = [b for b in bindings if b.order < ref_order and not self._encloses(b.node, node)]
-        return max(before, key=lambda b: b.order) if before else None
+            found = max(bindings, key=lambda b: b.order)
+        else:
+            ref_order = self.order.get(node, 0)
+            before = [b for b in bindings if b.order < ref_order and not self._encloses(b.node, node)]
+            found = max(before, key=lambda b: b.order) if before else None
+        # An unpacking (`w, b = theta`) runs in order like the others, but the value it
+        # binds is not one expression: only a plain `name = value` is given back.
+        if found is not None and found.kind == BindingKind.ASSIGN and not (
+                len(found.node.targets) == 1 and isinstance(found.node.targets[0].target, cst.Name)):
+            return None
+        return found
 
     def assigned_just_before(self, node: cst.Name) -> Optional[cst.Assign]:
         """`name = value`, a statement earlier in the same block as the statement that reads

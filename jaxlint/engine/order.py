@@ -836,6 +836,77 @@ def compiles_first(model: FileModel, call: cst.Call) -> bool:
     return isinstance(value, cst.Call) and _caching_transform(model, value) and _fresh_wrapped(model, value, call)
 
 
+def compiles_each_run(model: FileModel, call: cst.Call) -> bool:
+    """Whether `call`, in a function that runs once as far as the file shows and in no
+    loop of it, is the first call of a function that this run of the function jitted afresh, so it traces and compiles its
+    program, synchronously, every time the function runs: a nested `@jax.jit def step`,
+    `jf = jax.jit(h)` or `jax.jit(h)(x)` where `h` is a lambda, a `functools.partial`, a
+    `def` nested in the function or a bound method `obj.m` (nothing calling or handing
+    on `step` / `jf` in between).
+
+    jit caches its program on the identity of the function it wraps, and each run of the
+    enclosing function makes a new one of each of these (`obj.m` makes a new bound
+    method on every read). Measured (jax 0.10.2, CPU, a 30-op 200x200 program): the first
+    call of a nested `@jax.jit def` took 0.15-0.20 s to return on each of three runs of
+    its function, and of `jax.jit(obj.m)` 0.24-0.26 s, fresh or the same `obj` (a warm call:
+    9-13 ms waited for); `jax.jit(g)` of a module-level `g` compiled on the first run only
+    (0.19 s, then 0.1 ms), so it is not one of these."""
+    func = model.function_of(call)
+    if func is None or model.in_loop(call) is not None or not _runs_once(model, func):
+        return False
+    target = call.func
+    if isinstance(target, cst.Call):  # jax.jit(h)(x)
+        return _caching_transform(model, target) and _made_per_run(model, target.args[0].value, func)
+    if not isinstance(target, cst.Name):
+        return False
+    binding = model.binding_in_effect(target)
+    if binding is None or model.function_of(binding.node) is not func:
+        return False
+    if binding.function is not None:  # a nested @jax.jit def
+        fresh = _jit_decorated(binding.function)
+    else:
+        value = getattr(binding.node, "value", None)
+        fresh = isinstance(value, cst.Call) and _caching_transform(model, value) \
+            and _made_per_run(model, value.args[0].value, func)
+    return fresh and not _read_between(model, target, binding.order, call, skip=None, eager_ok=False)
+
+
+def _runs_once(model: FileModel, func, depth: int = 0) -> bool:
+    """As far as the file shows, `func` runs once: at most one call of it, in no loop, in
+    code that runs once in turn (a test, a `main`, a function nothing here calls). One
+    that runs again and again (`for method in methods: run(x)`) compiles its program
+    again on each run, a waste JAX402 reports, and its timer is meant to time the run,
+    which it misses (optax#1298: 0.30 s and 0.27 s printed, each the compile)."""
+    from jaxlint.engine.callees import call_sites
+
+    if depth > 3:
+        return False
+    sites = call_sites(model, func)
+    if len(sites) > 1:
+        return False
+    for site, _ in sites:
+        if model.in_loop(site) is not None:
+            return False
+        outer = model.function_of(site)
+        if outer is not None and not _runs_once(model, outer, depth + 1):
+            return False
+    return True
+
+
+def _made_per_run(model: FileModel, wrapped: cst.BaseExpression, func) -> bool:
+    """A function object that each run of `func` makes anew: a lambda or a
+    `functools.partial` written in it, a `def` nested in it, or a bound method `obj.m`
+    (an attribute that no import names, read in `func`)."""
+    if isinstance(wrapped, cst.Lambda) or isinstance(wrapped, cst.Call) \
+            and model.qualname(wrapped.func) == "functools.partial":
+        return True
+    if isinstance(wrapped, cst.Name):
+        info = model.resolve_function(wrapped)
+        return info is not None and model.function_of(info.node) is func
+    return isinstance(wrapped, cst.Attribute) and model.qualname(wrapped) is None \
+        and not isinstance(wrapped.value, cst.Call)
+
+
 def _jit_decorated(info) -> bool:
     return any(c.via == "decorator" and c.cached for c in info.contexts.values())
 

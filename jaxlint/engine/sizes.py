@@ -344,6 +344,9 @@ def _call_shape(model, call: cst.Call, env, depth):
     if q in _DIMS_ARGS:
         dims = tuple(stated_value(model, a.value, _ints(env)) for a in args)
         return dims if not keywords and dims and all(isinstance(d, int) for d in dims) else None
+    if q in ("jax.numpy.stack", "numpy.stack") and len(args) == 1 and not keywords \
+            and isinstance(args[0].value, (cst.List, cst.Tuple)):
+        q = q[:-len("stack")] + "array"  # `jnp.stack([x, x])`: along a new first axis, as `jnp.array`
     if q in _LIKE and args:
         inner = args[0].value
         if isinstance(inner, (cst.List, cst.Tuple)) and q.endswith(("array", "asarray")):

@@ -11,7 +11,7 @@ from jaxlint.engine.callees import (argument_for, call_sites, entering_instances
                                      passed_arguments)
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.engine.model import walk
-from jaxlint.engine.order import compiles_first
+from jaxlint.engine.order import compiles_each_run, compiles_first
 from jaxlint.engine.values import Shape
 from jaxlint.engine.waits import function_waits
 from jaxlint.engine.scopes import BindingKind, target_names
@@ -256,6 +256,7 @@ class TimingWithoutBlock(Rule):
             region = [c for c in calls if line in set(model.ancestors(c))]
             work = self._last_work(region, model.function_of(line))
             if work is None or self._blocked(work, region) or not self._dispatches_when_called(work) \
+                    or any(c in set(model.ancestors(work)) and self._handed_to(work, c) for c in region) \
                     or self._times_compile(work) or _runs_once(magic) and self._compiles_first(work, region) \
                     or self._dispatch_bound([line], repeated=_repeats(magic)):
                 continue
@@ -338,25 +339,50 @@ class TimingWithoutBlock(Rule):
         return any(model.order[c] > model.order[work] and self._waited_for(c) for c in same)
 
     def _compiles_first(self, work: cst.Call, region: list[cst.Call]) -> bool:
-        """The work is the first call of a function jitted just before it (`jax.jit(f)(x)`,
-        or `@jax.jit def f` / `jf = jax.jit(f)` not called since), and any other JAX work of
-        the region is such a call too. Compiling is synchronous and holds the timer; what
-        the clock misses is one run of the new program, not a queue of dispatched work."""
+        """The region's JAX work starts programs that compile in it and runs nothing the
+        clock could miss but a few runs of them: each call either compiles (the first
+        call of a function jitted just before it: `jax.jit(f)(x)`, `@jax.jit def f` /
+        `jf = jax.jit(f)` not called since, at module level or afresh in each run of a
+        function, `engine.order`), runs before the last such compile (an argument of it,
+        eager work dispatched before it), or calls again, outside any loop of the
+        region, a program the region compiled (`step(x)` twice after `step = jax.jit(...)`).
+        Compiling is synchronous and holds the timer; what the clock misses is the runs
+        written out after the last compile, not a queue of dispatched work."""
         model = self.model
-        for anc in model.ancestors(work):  # `jax.jit(f)(params, jnp.ones(3))`: the call runs last
-            if isinstance(anc, cst.BaseStatement):
-                break
-            if isinstance(anc, cst.Call) and self._is_jax_work(anc):
-                work = anc
-        if not compiles_first(model, work):
-            return False
         func = model.function_of(work)
-        for c in region:
-            if c is work or model.function_of(c) is not func or any(a is work for a in model.ancestors(c)):
-                continue
-            if self._is_jax_work(c) and not compiles_first(model, c):
+        mine = [c for c in region if model.function_of(c) is func and self._is_jax_work(c)]
+        compiling = [c for c in mine if self._compiles_here(self._outermost_work(c))]
+        if not compiling:
+            return False
+        last = max(model.order[c] for c in compiling)
+        programs = {id(b) for c in compiling if isinstance(c.func, cst.Name)
+                    for b in [model.binding_in_effect(c.func)] if b is not None}
+        start = min(model.order[c] for c in region) if region else model.order[work]
+        for c in mine:
+            ancestors = model.ancestors(c)
+            if any(c is k or any(a is k for a in ancestors) for k in compiling):
+                continue  # a compiling call, or an argument of one
+            if model.order[c] < last:
+                continue  # dispatched before the last compile
+            binding = model.binding_in_effect(c.func) if isinstance(c.func, cst.Name) else None
+            in_loop = any(isinstance(a, (cst.For, cst.While)) and model.order[a] >= start for a in ancestors)
+            if binding is None or id(binding) not in programs or in_loop:
                 return False
         return True
+
+    def _outermost_work(self, work: cst.Call) -> cst.Call:
+        """`jax.jit(f)(params, jnp.ones(3))` for `jnp.ones(3)`: the call that runs last."""
+        model = self.model
+        func = model.function_of(work)
+        for anc in model.ancestors(work):
+            if isinstance(anc, (cst.BaseStatement, cst.Lambda)):
+                break
+            if isinstance(anc, cst.Call) and model.function_of(anc) is func and self._is_jax_work(anc):
+                work = anc
+        return work
+
+    def _compiles_here(self, call: cst.Call) -> bool:
+        return compiles_first(self.model, call) or compiles_each_run(self.model, call)
 
     def _compiles(self, binding) -> bool:
         """A `def` under a caching jit decorator, or `f = jax.jit(g)`."""
@@ -620,7 +646,8 @@ class TimingWithoutBlock(Rule):
             if self.model.function_of(call) is func and self._is_jax_work(call) \
                     and not self._compiled_only(call):
                 work = call
-        return work
+        # `jit_f(jnp.ones(4))`: the argument is dispatched first, the call that takes it last.
+        return self._outermost_work(work) if work is not None else None
 
     def _compiled_only(self, call: cst.Call) -> bool:
         """An argument of `f.lower(x)` (or `.trace`): lowering reads its shape only, and
