@@ -201,6 +201,10 @@ class _KeyFlow(Flow):
         # The states at each `return` of the body being walked (`_carry_pass`).
         self._returned: list = []
         self._loops: list = []
+        # Objects whose attributes hold keys (`self` for `self.rng`), and per statement the
+        # ones a call in it may change (`_touching`).
+        self.attribute_objects: set[str] = set()
+        self.touched_at: dict[cst.CSTNode, set[str]] = {}
 
     # ---------------------------------------------------------------- collect
     def collect(self) -> None:
@@ -223,6 +227,12 @@ class _KeyFlow(Flow):
                 break
             consumers = found
         self.consumers = consumers
+        if self.attribute_objects:
+            for call in calls:
+                touched = _touching(model, call, self.attribute_objects)
+                anchor = self._anchor(call) if touched else None
+                if anchor is not None:
+                    self.touched_at.setdefault(anchor, set()).update(touched)
 
     def _consuming_helpers(self) -> dict:
         """Functions -> the (parameter, dict key or None, event) of each parameter that
@@ -295,7 +305,7 @@ class _KeyFlow(Flow):
 
     def _add_use(self, call: cst.Call, arg: cst.BaseExpression, kind: KeyEvent, q: str) -> None:
         model = self.model
-        key = _key_expr(arg)
+        key = _key_expr(arg) or self._attribute_key(arg)
         if key is None or key[1] in self.shared_names or key[1] in ("None", "True", "False"):
             return  # a constant is no key (`reader(path, None)`: the helper makes its own)
         # Per leaf, only a direct draw of numbers: a permutation (or a helper) may share its
@@ -316,6 +326,33 @@ class _KeyFlow(Flow):
         # The function whose statement runs the call (a per-leaf lambda's runs in its maker's).
         use = KeyUse(call, key[0], key[1], kind, q, model.function_of(anchor), model.order[call])
         self.uses_at.setdefault(anchor, []).append(use)
+
+    def _attribute_key(self, arg: cst.BaseExpression) -> Optional[tuple[str, str]]:
+        """(`self.rng`, `self.rng`) for a key an object holds as a plain data attribute:
+        `self.rng` where the class sets it (a field, `self.rng = ...`) and defines no
+        method or property of that name, or `state.key` of an object of a class that is
+        not this file's. The key changes only where the attribute, or the object, is
+        rebound, or where a call may do it (`_touching`)."""
+        if not isinstance(arg, cst.Attribute) or not isinstance(arg.value, cst.Name):
+            return None
+        model = self.model
+        obj, attr = arg.value.value, arg.attr.value
+        bindings = model.scope_of(arg).lookup(obj)
+        if not bindings or any(b.kind in ("import", "class", "def") for b in bindings):
+            return None
+        from jaxlint.engine.callees import instance_class
+        klass = instance_class(model, arg.value)
+        if klass is not None:
+            family = [klass, *klass.relatives]
+            if any(model.class_method(c, attr) is not None for c in family):
+                return None  # a method or property: it may make a new key each time
+            if not any(attr in c.attribute_sites or attr in c.fields for c in family):
+                return None
+        elif model.class_of_self(arg.value) is not None:
+            return None
+        name = f"{obj}.{attr}"
+        self.attribute_objects.add(obj)
+        return name, name
 
     def _anchor(self, call: cst.Call, base: Optional[str] = None) -> Optional[cst.CSTNode]:
         """The statement whose execution runs `call`; None inside a lambda, except one
@@ -403,7 +440,9 @@ class _KeyFlow(Flow):
                    for uses in state.values() for use in uses)
 
     def simple(self, small: cst.BaseSmallStatement, state: dict) -> dict:
+        self._forget_touched(small, state)
         self.events(small, state)
+        self._forget_touched(small, state)
         self.rebind_small(small, state)
         if isinstance(small, cst.Return) and not self._again:
             self._returned.append((small, dict(state)))
@@ -443,7 +482,9 @@ class _KeyFlow(Flow):
                 self._loops.pop()
 
     def header(self, node: cst.CSTNode, state: dict) -> dict:
+        self._forget_touched(node, state)
         self.events(node, state)
+        self._forget_touched(node, state)
         if isinstance(node, cst.With):
             for item in node.items:
                 if item.asname is not None:
@@ -482,8 +523,15 @@ class _KeyFlow(Flow):
 
     @staticmethod
     def rebind(name: str, state: dict) -> None:
-        for key in [k for k, uses in state.items() if uses[0].base == name]:
+        """`name` holds a new value: its keys, and those of its attributes, are new."""
+        attrs = name + "."
+        for key in [k for k, uses in state.items() if uses[0].base == name or uses[0].base.startswith(attrs)]:
             del state[key]
+
+    def _forget_touched(self, anchor: cst.CSTNode, state: dict) -> None:
+        """A call at `anchor` may set the key attributes of the objects it touches."""
+        for obj in self.touched_at.get(anchor, ()):
+            self.rebind(obj, state)
 
     def events(self, anchor: cst.CSTNode, state: dict) -> None:
         for use in self.uses_at.get(anchor, ()):
@@ -620,13 +668,31 @@ class _KeyFlow(Flow):
             # not a direct draw of numbers: a permutation (or a helper) may share its key
             # across leaves on purpose, to keep them aligned (as for a lambda, `_add_use`).
             return None
-        bindings = model.scope_of(use.call).lookup(use.base) or []
+        obj, dot, _attr = use.base.partition(".")
+        if dot and self._object_changes_in(obj, use.base, loop):
+            return None
+        bindings = model.scope_of(use.call).lookup(obj) or []
         for b in bindings:
-            if _iterates_mapping_keys(b.node, use.base):
+            if _iterates_mapping_keys(b.node, obj):
                 continue
             if b.node is loop or loop in set(model.ancestors(b.node)):
                 return None
         return loop
+
+    def _object_changes_in(self, obj: str, attribute: str, loop: cst.CSTNode) -> bool:
+        """Whether the loop sets `attribute` (`self.key = ...`), or runs a call that may."""
+        if any(node is loop or loop in set(self.model.ancestors(node))
+               for node, objs in self.touched_at.items() if obj in objs):
+            return True
+        for node in walk(loop):
+            targets = []
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+                targets = [node.target]
+            if any(attribute in _bound_bases(t) for t in targets):
+                return True
+        return False
 
     def _loop_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The innermost loop that repeats `node` (in the same function)."""
@@ -965,6 +1031,36 @@ def _bound_bases(target: cst.BaseExpression):
         yield from _bound_bases(target.value)
     elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
         yield target.value.value
+    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        yield f"{target.value.value}.{target.attr.value}"  # `self.rng = ...`
+
+
+def _touching(model: FileModel, call: cst.Call, objects: set) -> set:
+    """The objects of `objects` whose attributes `call` may set: a method called on one
+    (`self.advance()`, `super().reset()` for `self`), one passed to the call
+    (`setattr(self, ...)`, `helper(state)`), or, for an object held in a global, any
+    call of this file's functions."""
+    out = set()
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value in objects:
+            out.add(receiver.value)
+        elif isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) \
+                and receiver.func.value == "super" and "self" in objects:
+            out.add("self")
+    for arg in call.args:
+        for n in walk(arg.value):
+            if isinstance(n, cst.Name) and n.value in objects:
+                parent = model.parents.get(n)
+                if not (isinstance(parent, cst.Attribute) and parent.value is n):
+                    out.add(n.value)  # the object itself, not one of its attributes
+    if called_function(model, call) is not None:
+        for obj in objects - out:
+            bindings = model.scope_of(call).lookup(obj) or []
+            if bindings and bindings is model.module_scope.bindings.get(obj):
+                out.add(obj)
+    return out
 
 
 # ---------------------------------------------------------------- where numbers meet

@@ -45,6 +45,13 @@ class PrngKeyReuse(Rule):
                        f"from it (or split it), so both get the same random bits (the same key always "
                        f"gives the same numbers): the draws are correlated, not independent; split "
                        f"it first (`k1, k2 = jax.random.split({use.key})`) and pass one subkey to each")
+            elif use.kind == "sample" and "." in use.key:
+                # A key an object holds: split into local subkeys (storing a new key back on the
+                # object inside a traced function would leak a tracer).
+                msg = (f"`{use.key}` already drew random numbers on line {where}, so "
+                       f"`{use.qualname}` gets the same random bits again (the same key "
+                       f"always gives the same numbers); split it into subkeys first: "
+                       f"`k1, k2 = jax.random.split({use.key})`, and draw once from each")
             elif use.kind == "sample":
                 sub = "subkey" if use.key != "subkey" and "[" not in use.key else "k"
                 msg = (f"`{use.key}` already drew random numbers on line {where}, so "
