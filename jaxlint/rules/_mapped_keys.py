@@ -88,9 +88,10 @@ def _vmapped(model):
         done.add(app.node)
         if app.unreadable or app.info.vararg is not None:
             continue
-        # Only the receiver bound (`jax.vmap(model)` of an object whose class has `__call__`,
-        # `jax.vmap(obj.method)`): the mapped arguments are the method's after `self`.
-        if app.bound and not (app.info.is_method and app.offset == 1
+        # Only the receiver bound, by an object vmapped whole (`jax.vmap(model, in_axes=(None,
+        # 0))(key, xs)` of an object whose class has `__call__`: a model run on a batch of
+        # examples): the mapped arguments are `__call__`'s after `self`.
+        if app.bound and not (app.info.name == "__call__" and app.offset == 1
                               and app.bound == frozenset(app.info.positional[:1])):
             continue
         target = tracing.wrapped_target(app.node) if app.bound and isinstance(app.node, cst.Call) else None
