@@ -169,6 +169,10 @@ BODY_PARAMETER_SOURCES: dict[str, tuple] = {
     "jax.lax.map": ((1, "xs"),),
 }
 
+#: lax primitives that hand their trailing positional arguments (`*operands`) to the
+#: body's parameters one by one: `lax.cond(pred, f, g, *operands)`, `lax.switch(i, fs, *operands)`.
+BODY_OPERANDS_FROM: dict[str, int] = {"jax.lax.cond": 3, "jax.lax.switch": 2}
+
 #: Modules whose functions return JAX arrays (traced inside a traced function).
 ARRAY_MODULES: tuple[str, ...] = (
     "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.image",

@@ -86,9 +86,17 @@ def _vmapped(model):
     done = set()
     for app in tf.applications(model, VMAP_TRANSFORMS, dict(VMAP_TRANSFORMS), ("in_axes", "out_axes")):
         done.add(app.node)
-        if app.unreadable or app.bound or app.info.vararg is not None:
+        if app.unreadable or app.info.vararg is not None:
             continue
-        yield app.info, app.offset, app.options.get("in_axes"), tf.applied_calls(model, app), app.info.name
+        # Only the receiver bound, by an object vmapped whole (`jax.vmap(model, in_axes=(None,
+        # 0))(key, xs)` of an object whose class has `__call__`: a model run on a batch of
+        # examples): the mapped arguments are `__call__`'s after `self`.
+        if app.bound and not (app.info.name == "__call__" and app.offset == 1
+                              and app.bound == frozenset(app.info.positional[:1])):
+            continue
+        target = tracing.wrapped_target(app.node) if app.bound and isinstance(app.node, cst.Call) else None
+        label = model.module.code_for_node(target) if target is not None else app.info.name
+        yield app.info, app.offset, app.options.get("in_axes"), tf.applied_calls(model, app), label
     # `jax.vmap(self.ff)(x, keys)`: a bound method, or an object whose class has `__call__`.
     for call in model.nodes(cst.Call):
         if model.qualname(call.func) not in VMAP_TRANSFORMS or call in done:

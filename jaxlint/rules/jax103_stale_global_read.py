@@ -79,10 +79,16 @@ class StaleGlobalRead(Rule):
         for name, nodes in model.global_writes.items():
             bindings = model.module_scope.bindings.get(name) or []
             # A function, class or module name: rebinding them (f = jax.jit(f),
-            # try: import x except ImportError: x = None) does not go stale.
-            if any(b.kind in ("def", "class", "import") for b in bindings):
+            # try: import x except ImportError: x = None) does not go stale. A name that
+            # holds data first and becomes a function only later (a notebook's `g = 10.`
+            # in one cell, `def g` many cells on) is data until then.
+            later = [b.order for b in bindings if b.kind in ("def", "class", "import")]
+            if later and bindings[0].kind in ("def", "class", "import"):
                 continue
-            out[name] = nodes
+            order = {id(b.node): b.order for b in bindings}
+            data = [n for n in nodes if not later or order.get(id(n), min(later)) < min(later)]
+            if data:
+                out[name] = data
         return out
 
     def _attribute_reads(self, attributes):

@@ -6,7 +6,9 @@ from typing import Optional
 
 import libcst as cst
 
-from jaxlint.engine.callees import field_values
+from jaxlint import jax_api
+from jaxlint.engine.callees import argument_for, call_sites, field_values
+from jaxlint.engine.functions import ViaKind
 from jaxlint.engine.model import walk
 from jaxlint.engine.values import UNKNOWN
 from jaxlint.rules._impurity import outlives_trace, trace_time_function, where
@@ -29,6 +31,7 @@ class IteratorInTracedBody(Rule):
 
     def check(self):
         model = self.model
+        self._given_reported: set[int] = set()
         for call in model.nodes(cst.Call):
             it = self._next_target(call)
             if it is not None:
@@ -66,6 +69,22 @@ class IteratorInTracedBody(Rule):
         model = self.model
         # jit / pmap / lax bodies run the Python code once, when traced.
         func = trace_time_function(model, node, "cached")
+        given = self._iterator_given(it, func) if func is not None and not held_by else None
+        if given is not None:
+            if id(given) in self._given_reported:
+                return  # one finding per call: the other branch reads the same operand
+            self._given_reported.add(id(given))
+            # An iterator handed to the trace as an argument or operand: JAX flattens it
+            # as a leaf and refuses it before the body runs (jax 0.10.2: "Argument ... of
+            # type <class 'range_iterator'> is not a valid JAX type").
+            desc = func.transform_description()
+            to = desc if desc.startswith("lax.") else f"a function under {desc or 'a JAX transform'}"
+            msg = (f"`{self.source(given)}` passed to {to} is a Python iterator (read by {what} on "
+                   f"line {model.line_of(node)}): an iterator is not a valid JAX type, so the call "
+                   f"raises TypeError before the body runs; pass an array and index it instead")
+            yield self.report(given, msg, model.function_of(given), expected="TypeError",
+                              kind="trace-error")
+            return
         if func is None or (outlives_trace(model, it, func) is None
                             and not (held_by and _passed_in(model, it, func))
                             and not self._stateful_argument(it, func)):
@@ -74,6 +93,35 @@ class IteratorInTracedBody(Rule):
                f"call reuse the items read then; index an array instead (xs[i] in a fori_loop "
                f"body) or pass the items in as arguments")
         yield self.report(node, msg, func, iterator=it.value)
+
+    def _iterator_given(self, it: cst.Name, func) -> Optional[cst.BaseExpression]:
+        """The argument that hands a Python iterator to the parameter `it` of a traced
+        function: a lax body's operand (`lax.cond(p, f, g, iter(xs))`, a fori_loop's
+        `init_val`), or what a call of a jitted function passes to a traced parameter."""
+        model = self.model
+        bindings = model.scope_of(it).lookup(it.value) or []
+        if it.value not in func.positional or len(bindings) != 1 or bindings[0].kind != "param" \
+                or model.function_of(it) is not func:
+            return None
+        index = func.positional.index(it.value)
+        for origin, ctx in func.contexts.items():
+            if ctx.via is ViaKind.BODY and isinstance(origin, tuple):
+                call, target = origin
+                if not (target is func.node or model.resolve_function(target) is func):
+                    continue  # a partial or rewrapped body: its parameters shift
+                arg = _body_argument(model, call, index)
+            elif ctx.via in (ViaKind.DECORATOR, ViaKind.WRAPPER) and it.value not in ctx.static:
+                arg = next((argument_for(c, func, it.value, shift) for c, shift in call_sites(model, func)
+                            if argument_for(c, func, it.value, shift) is not None
+                            and self._is_iterator_expression(argument_for(c, func, it.value, shift))), None)
+            else:
+                continue
+            if arg is not None and self._is_iterator_expression(arg):
+                return arg
+        return None
+
+    def _is_iterator_expression(self, expr) -> bool:
+        return self._makes_iterator(expr) or (isinstance(expr, cst.Name) and self._is_iterator(expr))
 
     def _stateful_argument(self, it: cst.Name, func, through_iter: bool = False) -> bool:
         """`next(loader)` or `next(iter(loader))` in a jitted function, `loader` a (static)
@@ -123,6 +171,25 @@ class IteratorInTracedBody(Rule):
             return True
         callee = model.resolve_function(value.func)
         return callee is not None and _is_generator(model, callee)
+
+
+def _body_argument(model, call: cst.Call, index: int) -> Optional[cst.BaseExpression]:
+    """The argument of a lax control-flow call that its body's positional parameter
+    `index` receives (BODY_OPERANDS_FROM, BODY_PARAMETER_SOURCES), or None."""
+    if any(a.star for a in call.args):
+        return None
+    q = model.qualname(call.func)
+    positional = [a.value for a in call.args if a.keyword is None]
+    if q in jax_api.BODY_OPERANDS_FROM:
+        at = jax_api.BODY_OPERANDS_FROM[q] + index
+        return positional[at] if at < len(positional) else None
+    sources = jax_api.BODY_PARAMETER_SOURCES.get(q)
+    if sources is None or index >= len(sources) or sources[index] is None:
+        return None
+    position, keyword = sources[index]
+    if position < len(positional):
+        return positional[position]
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
 
 
 def _is_generator(model, info) -> bool:

@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from jaxlint import jax_api
+from jaxlint.engine.callees import passed_arguments
 from jaxlint.engine.evaluate import is_array_annotation
 from jaxlint.engine.functions import FunctionInfo
 from jaxlint.fixes.mutation import at_update
@@ -36,10 +37,16 @@ class ArrayItemAssignment(Rule):
             for target in _subscripts(targets):
                 if self._is_jax_array(target):
                     yield self._report(node, target, op)
+                else:
+                    call = self._array_passed(target)
+                    if call is not None:
+                        yield self._report(node, target, op, call)
 
     def fix(self, report: Report):
         from jaxlint.fixes.mutation import item_assignment
 
+        if not self._is_jax_array(report.node):
+            return None  # reported for one call's JAX array: `.at` would break a NumPy caller
         return item_assignment(self.model, report.node)
 
     def _is_jax_array(self, target: cst.Subscript) -> bool:
@@ -63,6 +70,18 @@ class ArrayItemAssignment(Rule):
             return True
         return self._used_as_array(base, model.function_of(target))
 
+    def _array_passed(self, target: cst.Subscript) -> Optional[cst.Call]:
+        """A call of this file that passes a JAX array to the parameter assigned into
+        (`fill(jnp.zeros(3))` for `def fill(a): a[0] = 1`): that call raises, whatever the
+        other calls pass (a NumPy array takes the assignment)."""
+        base = target.value
+        if not isinstance(base, cst.Name):
+            return None
+        for call, arg in passed_arguments(self.model, base) or ():
+            if self.model.value(arg).array:
+                return call
+        return None
+
     def _used_as_array(self, name: cst.Name, func: Optional[FunctionInfo]) -> bool:
         if func is None:
             return False
@@ -75,7 +94,8 @@ class ArrayItemAssignment(Rule):
                 return True
         return False
 
-    def _report(self, stmt, target: cst.Subscript, op: Optional[str]) -> Report:
+    def _report(self, stmt, target: cst.Subscript, op: Optional[str],
+                call: Optional[cst.Call] = None) -> Report:
         model = self.model
         code = model.module.code_for_node
         base = code(target.value)
@@ -94,6 +114,8 @@ class ArrayItemAssignment(Rule):
             desc = func.transform_description()
             where = f" under {desc}" if desc and not desc.startswith("lax.") else (
                 f" in a {desc} body" if desc else "")
+        if call is not None:
+            where = f" when `{code(call.func)}` is called with one (line {model.line_of(call)})"
         msg = (f"{what} on a JAX array raises TypeError{where}: JAX arrays are immutable; "
                f"use `{fix}`")
         return self.report(target, msg, func)
