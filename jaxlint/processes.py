@@ -334,7 +334,7 @@ def isolated(fn: Callable[..., Any], *args: Any, timeout: float, memory: Optiona
     with cleanup(kill_process(pid)):
         _release_signals(held)  # a signal held since the fork now finds the child registered
         try:
-            data = _read_all(read_end, time.monotonic() + timeout)
+            data = _read_all(read_end, Budget(pid, timeout))
         finally:
             os.close(read_end)
         if data is None:
@@ -393,7 +393,7 @@ class Helper:
 
     def result(self, timeout: float) -> Any:
         try:
-            data = _read_all(self._read, time.monotonic() + timeout)
+            data = _read_all(self._read, Budget(self.pid, timeout))
         finally:
             self._close(kill=False)
         try:
@@ -419,14 +419,53 @@ class Helper:
         _cleanups.pop(self._token, None)
 
 
-def _read_all(fd: int, deadline: float) -> Optional[bytes]:
-    """Everything until EOF, or None when the deadline passes first."""
+def cpu_seconds(pid: int) -> Optional[float]:
+    """The CPU time (user + system) process `pid` has used, where the system shows it
+    (Linux's /proc); else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+try:
+    _TICKS = os.sysconf("SC_CLK_TCK")
+except (AttributeError, ValueError, OSError):  # pragma: no cover - no sysconf
+    _TICKS = 100
+# A process waiting for the CPU on a loaded machine has not used its time: the limit is on
+# the CPU time it uses, and the wall clock only stops one that hangs without using any.
+WALL_FACTOR = 4
+
+
+class Budget:
+    """How long a child may work on one task: `timeout` seconds of its own CPU time where
+    the system shows it (a loaded machine slows the clock, not the work), and at most
+    `WALL_FACTOR` times that by the wall clock; `timeout` by the wall clock elsewhere."""
+
+    def __init__(self, pid: int, timeout: float):
+        self.pid, self.timeout = pid, timeout
+        self.wall_start = time.monotonic()
+        self.cpu_start = cpu_seconds(pid)
+
+    def spent(self) -> bool:
+        wall = time.monotonic() - self.wall_start
+        if self.cpu_start is None:
+            return wall > self.timeout
+        cpu = cpu_seconds(self.pid)
+        if cpu is None:  # the process is gone: its pipe tells the rest
+            return wall > self.timeout
+        return cpu - self.cpu_start > self.timeout or wall > WALL_FACTOR * self.timeout
+
+
+def _read_all(fd: int, budget: Budget) -> Optional[bytes]:
+    """Everything until EOF, or None when the budget is spent first."""
     chunks = []
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
+        if budget.spent():
             return None
-        ready, _, _ = select.select([fd], [], [], left)
+        ready, _, _ = select.select([fd], [], [], 0.25)
         if not ready:
             continue
         chunk = os.read(fd, 1 << 16)

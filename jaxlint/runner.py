@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
-import time
 from multiprocessing.connection import wait
 from typing import Callable, Optional
 
@@ -70,11 +69,11 @@ class _Worker:
         child.close()
         self.conn = parent
         self.task: Optional[tuple[int, str]] = None
-        self.started = 0.0
+        self.budget: Optional[processes.Budget] = None
 
-    def send(self, task) -> None:
+    def send(self, task, timeout: float) -> None:
         self.task = task
-        self.started = time.monotonic()
+        self.budget = processes.Budget(self.proc.pid, timeout)
         self.conn.send(task)
 
     def stop(self) -> None:
@@ -153,7 +152,7 @@ def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int
 
     def feed(w: _Worker) -> None:
         if queue:
-            w.send(queue.pop())
+            w.send(queue.pop(), timeout)
             busy[w.conn] = w
 
     def replace(w: _Worker, message: str) -> None:
@@ -171,7 +170,6 @@ def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int
     try:
         while busy:
             ready = wait(list(busy), timeout=1.0)
-            now = time.monotonic()
             for conn in ready:
                 w = busy.pop(conn)
                 try:
@@ -185,7 +183,7 @@ def _serve(workers: list[_Worker], ctx, settings: Settings, todo: list[tuple[int
                     replace(w, processes.crash_message(-code, settings.memory_limit) if code is not None and code < 0
                             else f"the parser crashed on this file (exit code {code}); skipped")
             for conn, w in list(busy.items()):
-                if now - w.started > timeout:
+                if w.budget.spent():
                     busy.pop(conn)
                     replace(w, f"took longer than {timeout:.0f} s to analyse; skipped")
     finally:

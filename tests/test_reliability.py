@@ -157,6 +157,36 @@ def test_isolated_returns_the_result_or_says_what_went_wrong():
     assert raised.value.raised
 
 
+def _sleep_then(seconds: float) -> str:
+    time.sleep(seconds)
+    return "done"
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
+def test_the_time_limit_counts_the_childs_own_cpu_time():
+    # On a loaded machine a file's analysis waits for the CPU: the limit is on the CPU time
+    # the child uses, so waiting past it costs no finding; a child that spins is stopped,
+    # and one that hangs without using the CPU is stopped by the wall clock (4 x the limit).
+    from jaxlint.processes import WALL_FACTOR, IsolationFailed, cpu_seconds, isolated
+
+    if cpu_seconds(os.getpid()) is None:
+        pytest.skip("the system does not show a process's CPU time")
+    assert isolated(_sleep_then, 1.0, timeout=0.5) == "done"  # waited 1 s, used ~0 s of CPU
+    start = time.monotonic()
+    with pytest.raises(IsolationFailed, match="took longer than"):
+        isolated(_spin, timeout=0.5)
+    assert time.monotonic() - start < WALL_FACTOR * 0.5 + 1
+    start = time.monotonic()
+    with pytest.raises(IsolationFailed, match="took longer than"):
+        isolated(time.sleep, 30, timeout=0.5)
+    assert WALL_FACTOR * 0.5 - 0.1 < time.monotonic() - start < WALL_FACTOR * 0.5 + 2
+
+
 def _and_chain(n: int) -> str:
     return "import jax\nx = " + " and ".join(["a"] * n) + "\n"
 
