@@ -973,3 +973,46 @@ def test_a_comment_at_the_first_of_a_repeated_draw_says_it_is_meant(lint):
         print(a + c)
     """
     assert findings(lint, code) == [(8, "JAX501")]
+
+
+def test_draws_multiplied_by_a_zero_every_call_passes_spend_nothing(lint):
+    helper = """
+        import jax
+        import jax.numpy as jnp
+        def noisy(x, eps, key):
+            return x + eps * jnp.sqrt(0.1) * jax.random.normal(key, x.shape)
+        def run(x, key, eps):
+            x = noisy(x, eps, key)
+            key, _ = jax.random.split(key)
+            return x, key
+    """
+    zero = helper + "        out = run(jnp.ones(3), jax.random.key(0), 0.0)\n"
+    assert findings(lint, zero) == []
+    # One call with another eps: the noise matters there, and the split repeats the draw.
+    mixed = zero + "        more = run(jnp.ones(3), jax.random.key(1), 0.5)\n"
+    assert [c for _, c in findings(lint, mixed)] == ["JAX501"]
+    # The function passed on as a value: a call the file does not show may pass anything.
+    escaped = zero + "        fns = [run]\n"
+    assert [c for _, c in findings(lint, escaped)] == ["JAX501"]
+
+
+def test_a_split_whose_keys_only_draw_wiped_out_noise_repeats_nothing(lint):
+    code = """
+        import jax
+        def push(x, key):
+            noise = 0.0
+            x = x + jax.random.uniform(key, x.shape)
+            sub, _ = jax.random.split(key)
+            for t in range(3):
+                sub, _ = jax.random.split(sub)
+                x = x + noise * jax.random.normal(sub, x.shape)
+            return x
+    """
+    assert findings(lint, code) == []
+    # A child key that draws numbers that matter: the split after the draw is reported.
+    used = code.replace("x = x + noise * jax.random.normal(sub, x.shape)",
+                        "x = x + noise * jax.random.normal(sub, x.shape) + jax.random.normal(sub, x.shape)")
+    assert [c for _, c in findings(lint, used)][:1] == ["JAX501"]
+    # `noise` bound twice: not known to be zero.
+    rebound = code.replace("noise = 0.0", "noise = 0.0\n            if x.ndim:\n                noise = 1.0")
+    assert [c for _, c in findings(lint, rebound)][:1] == ["JAX501"]

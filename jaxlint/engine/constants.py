@@ -434,3 +434,51 @@ def fixed_fill(model, expr: cst.BaseExpression) -> bool:
     fill = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "fill_value"]
     fill += [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == at]
     return len(fill) == 1 and python_number(model, fill[0])
+
+
+def zero_everywhere(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """`expr` is the number 0 on every run the file shows: a literal `0` / `0.0`, a name
+    bound once to one (`particle_noise = 0.0`), or a parameter of a function of this file
+    that is only ever called by name, where every call passes such a zero (or leaves it
+    to a default of 0). Silent (False) whenever a call, a binding or a mention is unknown."""
+    from jaxlint.engine.callees import _function_with_param, argument_for, call_sites
+
+    if depth > 6:
+        return False
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        try:
+            return float(expr.evaluated_value) == 0.0
+        except (TypeError, ValueError):
+            return False
+    if not isinstance(expr, cst.Name):
+        return False
+    bindings = model.scope_of(expr).lookup(expr.value)
+    if not bindings or len(bindings) != 1:
+        return False
+    binding = bindings[0]
+    if binding.kind == BindingKind.ASSIGN:
+        node = binding.node
+        return isinstance(node, cst.Assign) and len(node.targets) == 1 \
+            and isinstance(node.targets[0].target, cst.Name) and zero_everywhere(model, node.value, depth + 1)
+    if binding.kind != BindingKind.PARAM:
+        return False
+    func = _function_with_param(model, expr)
+    if func is None or func.is_lambda or func.is_method or func.klass is not None \
+            or expr.value in (func.vararg, func.kwarg):
+        return False
+    # Every mention of the function is a call of it by name: passed on as a value, it may
+    # be called where the file does not show.
+    sites = call_sites(model, func)
+    mentions = [n for n in model.names_spelled(func.name) if n is not func.node.name]
+    if not sites or len(mentions) != len(sites) \
+            or any(shift != 0 or not isinstance(call.func, cst.Name) or any(a.star for a in call.args)
+                   for call, shift in sites):
+        return False
+    for call, _shift in sites:
+        arg = argument_for(call, func, expr.value, 0)
+        arg = arg if arg is not None else func.defaults.get(expr.value)
+        if arg is None or not zero_everywhere(model, arg, depth + 1):
+            return False
+    return True

@@ -36,7 +36,7 @@ from typing import Optional
 import libcst as cst
 
 from jaxlint.engine.callees import argument_for, called_function, function_of_callable, passed_arguments
-from jaxlint.engine.constants import fixed_fill, python_number
+from jaxlint.engine.constants import fixed_fill, python_number, zero_everywhere
 from jaxlint.engine.evaluate import _is_staticmethod
 from jaxlint.engine.flow import Flow, body
 from jaxlint.engine.functions import FunctionInfo
@@ -536,11 +536,13 @@ class _KeyFlow(Flow):
     def events(self, anchor: cst.CSTNode, state: dict) -> None:
         for use in self.uses_at.get(anchor, ()):
             spent = state.get(use.key, ())
-            if (use.kind is KeyEvent.SPLIT and _keys_unused(self.model, use.call)) \
+            if (use.kind is KeyEvent.SPLIT and (_keys_unused(self.model, use.call)
+                                                or _children_undrawn(self.model, use))) \
                     or _numbers_unread(self.model, use):
                 state[use.key] = spent + (use,)
                 continue
-            earlier = [p for p in spent if not self._exclusive(p, use) and not _numbers_unread(self.model, p)]
+            earlier = [p for p in spent if not self._exclusive(p, use) and not _numbers_unread(self.model, p)
+                       and not (p.kind is KeyEvent.SPLIT and _children_undrawn(self.model, p))]
             if self._again:
                 # The next iteration: only a consumer later in the body, from the last one,
                 # that made the very subkey this split makes again (`_, hk = split(key)` at
@@ -891,6 +893,63 @@ def _numbers_unread(model: FileModel, use: KeyUse) -> bool:
     return True
 
 
+def _children_undrawn(model: FileModel, use: KeyUse) -> bool:
+    """A split whose keys, and the keys split from them in turn, draw nothing that
+    matters: bound to names of a function (`key, _ = split(particle_key)`) read only as
+    the key of another such split (`key, _ = split(key)` in a loop) or of a draw whose
+    numbers are wiped out (`_constant_draw`). Any other read, or a key that leaves the
+    function, may draw: then False."""
+    if use.kind is not KeyEvent.SPLIT or use.qualname not in RANDOM_SPLITTERS or use.function is None:
+        return False
+    cache = model.__dict__.setdefault("_children_undrawn", {})
+    if use.call in cache:
+        return cache[use.call]
+    cache[use.call] = False
+    scope = use.function.scope
+    names: set[str] = set()
+    seen, frontier = {use.call}, [use.call]
+    answer = True
+    while frontier and answer:
+        node: cst.CSTNode = frontier.pop()
+        parent = model.parent(node)
+        while isinstance(parent, cst.Subscript) and parent.value is node:  # `split(key)[0]`
+            node, parent = parent, model.parent(parent)
+        if not (isinstance(parent, cst.Assign) and parent.value is node):
+            answer = False
+            break
+        new = []
+        for target in parent.targets:
+            if not _names_only(target.target):
+                answer = False
+                break
+            new += [n.value for n in target_names(target.target) if n.value not in names]
+        for name in new:
+            names.add(name)
+            if name in scope.globals or name in scope.nonlocals:
+                answer = False
+                break
+            for mention in model.names_spelled_in(name, use.function.node):
+                if _stored(model, mention):
+                    continue
+                arg = model.parent(mention)
+                call = model.parent(arg) if isinstance(arg, cst.Arg) else None
+                if not isinstance(call, cst.Call) or _key_argument(call) is not mention:
+                    answer = False
+                    break
+                q = model.qualname(call.func)
+                if q in RANDOM_SPLITTERS:
+                    if call not in seen:
+                        seen.add(call)
+                        frontier.append(call)
+                elif not (q in RANDOM_SAMPLERS and _constant_draw(model, call, q)):
+                    answer = False
+                    break
+            if not answer:
+                break
+    cache[use.call] = answer
+    return answer
+
+
 def _within_function(model: FileModel, node: cst.CSTNode, function: Optional[FunctionInfo]) -> bool:
     """`node` is in `function` or in a function nested in it (anywhere, for the module)."""
     if function is None:
@@ -912,11 +971,8 @@ def _stored(model: FileModel, name: cst.Name) -> bool:
 def _constant_draw(model: FileModel, call: cst.Call, qualname: str) -> bool:
     """A draw whose numbers do not depend on its key: `randint(key, shape, 0, 1)` (one
     integer in [minval, maxval)), or `uniform(key, shape) * 0.` (the numbers wiped out)."""
-    parent = model.parent(call)
-    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Multiply):
-        other = parent.right if parent.left is call else parent.left
-        if isinstance(other, (cst.Integer, cst.Float)) and float(other.evaluated_value) == 0.0:
-            return True
+    if _wiped_out(model, call):
+        return True
     if qualname != "jax.random.randint":
         return False
     bounds = {}
@@ -930,6 +986,29 @@ def _constant_draw(model: FileModel, call: cst.Call, qualname: str) -> bool:
                 return False
             bounds[name] = -int(value.evaluated_value) if negative else int(value.evaluated_value)
     return len(bounds) == 2 and bounds["maxval"] - bounds["minval"] == 1
+
+
+def _wiped_out(model: FileModel, call: cst.Call) -> bool:
+    """The draw reaches its value only through a product with a factor that is 0 on every
+    run the file shows (`eps * jnp.sqrt(dt) * normal(key, shape)` where every call passes
+    `eps=0.0`): the product is 0 whatever the key (the draws are finite)."""
+    node: cst.CSTNode = call
+    parent = model.parent(node)
+    while isinstance(parent, cst.BinaryOperation) and (
+            isinstance(parent.operator, cst.Multiply)
+            or isinstance(parent.operator, cst.Divide) and parent.left is node):
+        other = parent.right if parent.left is node else parent.left
+        if _zero_factor(model, other):
+            return True
+        node, parent = parent, model.parent(parent)
+    return False
+
+
+def _zero_factor(model: FileModel, expr: cst.BaseExpression) -> bool:
+    """`0.0`, a zero name or parameter (`zero_everywhere`), or a product with one."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        return _zero_factor(model, expr.left) or _zero_factor(model, expr.right)
+    return zero_everywhere(model, expr)
 
 
 def _pins(test: cst.BaseExpression, index: set[str]) -> bool:
