@@ -419,6 +419,13 @@ class Helper:
         _cleanups.pop(self._token, None)
 
 
+# Clock ticks per second, the unit of /proc's CPU times.
+try:
+    _TICKS = os.sysconf("SC_CLK_TCK")
+except (AttributeError, ValueError, OSError):  # pragma: no cover - no sysconf
+    _TICKS = 100
+
+
 def cpu_seconds(pid: int) -> Optional[float]:
     """The CPU time (user + system) process `pid` has used, where the system shows it
     (Linux's /proc); else None."""
@@ -430,10 +437,6 @@ def cpu_seconds(pid: int) -> Optional[float]:
         return None
 
 
-try:
-    _TICKS = os.sysconf("SC_CLK_TCK")
-except (AttributeError, ValueError, OSError):  # pragma: no cover - no sysconf
-    _TICKS = 100
 # A process waiting for the CPU on a loaded machine has not used its time: the limit is on
 # the CPU time it uses, and the wall clock only stops one that hangs without using any.
 WALL_FACTOR = 4

@@ -167,22 +167,15 @@ def _parameter_value(model, name: cst.Name, depth: int) -> Optional[int]:
     func = next((f for f in model.functions if f.scope is scope), None)
     if func is None or func.is_lambda or func.is_method or name.value in (func.vararg, func.kwarg):
         return None
-    calls = model.calls_named(func.name)
-    rebinds = _rebinds(model, func)
-    # Every other mention of the function is a call of it (not passed on, not wrapped),
-    # or its rebinding to its own jitted self (`f = jax.jit(f, static_argnums=1)`).
-    mentions = [n for n in model.nodes(cst.Name) if n.value == func.name and n is not func.node.name
-                and n not in rebinds]
-    if not calls or len(mentions) != len(calls) \
-            or any(model.resolve_function(c.func) is not func and not _runs_rebound(model, c, rebinds)
-                   for c in calls):
+    # Its rebinding to its own jitted self (`f = jax.jit(f, static_argnums=1)`) is the
+    # same function.
+    calls = called_only_by_name(model, func, _rebinds(model, func))
+    if calls is None:
         return None
     p = name.value
     index = func.positional.index(p) if p in func.positional else None
     values = set()
     for call in calls:
-        if any(a.star for a in call.args):
-            return None
         positional = [a.value for a in call.args if a.keyword is None]
         given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == p), None)
         if given is None and index is not None and index < len(positional):
@@ -194,6 +187,20 @@ def _parameter_value(model, name: cst.Name, depth: int) -> Optional[int]:
             return None
         values.add(value)
     return values.pop() if len(values) == 1 else None
+
+
+def called_only_by_name(model, func, rebinds: frozenset = frozenset()) -> Optional[list[cst.Call]]:
+    """The calls `func(...)` of this file, where every other mention of the function is
+    one of them (never passed on as a value or wrapped, where it could be called unseen),
+    or a name in `rebinds` (`_rebinds`), and no call passes a star; else None."""
+    calls = model.calls_named(func.name)
+    mentions = [n for n in model.names_spelled(func.name) if n is not func.node.name and n not in rebinds]
+    if not calls or len(mentions) != len(calls) \
+            or any(model.resolve_function(c.func) is not func and not _runs_rebound(model, c, rebinds)
+                   for c in calls) \
+            or any(a.star for c in calls for a in c.args):
+        return None
+    return calls
 
 
 def _rebinds(model, func) -> set:
@@ -441,7 +448,7 @@ def zero_everywhere(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
     bound once to one (`particle_noise = 0.0`), or a parameter of a function of this file
     that is only ever called by name, where every call passes such a zero (or leaves it
     to a default of 0). Silent (False) whenever a call, a binding or a mention is unknown."""
-    from jaxlint.engine.callees import _function_with_param, argument_for, call_sites
+    from jaxlint.engine.callees import _function_with_param, argument_for
 
     if depth > 6:
         return False
@@ -468,15 +475,10 @@ def zero_everywhere(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
     if func is None or func.is_lambda or func.is_method or func.klass is not None \
             or expr.value in (func.vararg, func.kwarg):
         return False
-    # Every mention of the function is a call of it by name: passed on as a value, it may
-    # be called where the file does not show.
-    sites = call_sites(model, func)
-    mentions = [n for n in model.names_spelled(func.name) if n is not func.node.name]
-    if not sites or len(mentions) != len(sites) \
-            or any(shift != 0 or not isinstance(call.func, cst.Name) or any(a.star for a in call.args)
-                   for call, shift in sites):
+    calls = called_only_by_name(model, func)
+    if calls is None:
         return False
-    for call, _shift in sites:
+    for call in calls:
         arg = argument_for(call, func, expr.value, 0)
         arg = arg if arg is not None else func.defaults.get(expr.value)
         if arg is None or not zero_everywhere(model, arg, depth + 1):

@@ -111,9 +111,8 @@ class IteratorInTracedBody(Rule):
                     continue  # a partial or rewrapped body: its parameters shift
                 arg = _body_argument(model, call, index)
             elif ctx.via in (ViaKind.DECORATOR, ViaKind.WRAPPER) and it.value not in ctx.static:
-                arg = next((argument_for(c, func, it.value, shift) for c, shift in call_sites(model, func)
-                            if argument_for(c, func, it.value, shift) is not None
-                            and self._is_iterator_expression(argument_for(c, func, it.value, shift))), None)
+                passed = (argument_for(c, func, it.value, shift) for c, shift in call_sites(model, func))
+                arg = next((a for a in passed if a is not None and self._is_iterator_expression(a)), None)
             else:
                 continue
             if arg is not None and self._is_iterator_expression(arg):
